@@ -1,0 +1,102 @@
+// Command threadlab runs server threading-model experiments described by YAML
+// manifests and turns the measurements into data and static reports.
+//
+// The command is thin: every subcommand is one file holding
+// func runX(ctx, args, stdout, stderr) error, registered in init(), and all
+// of the work happens in the packages under experiments/, env/ and pipeline/.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// command is one subcommand: its one-line help and its body.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+var commands = map[string]command{}
+
+// register adds a subcommand; each subcommand file calls it from init().
+func register(name, summary string, run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) {
+	commands[name] = command{name: name, summary: summary, run: run}
+}
+
+// usageError marks errors caused by how the command was called; they exit 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usagef builds a usage error (exit code 2).
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches to a subcommand and maps its error to an exit code:
+// 0 success, 1 failure, 2 usage error.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "threadlab: unknown command %q (run 'threadlab help' for the list)\n", args[0])
+		return 2
+	}
+	err := cmd.run(ctx, args[1:], stdout, stderr)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "threadlab %s: %v\n", cmd.name, err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: threadlab <command> [flags] [args]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
+	}
+}
+
+// parseFlags parses args into fs; a bad flag is a usage error (exit 2) and
+// -h prints the flags and succeeds.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (help bool, err error) {
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return true, nil
+		}
+		return false, usageError{err}
+	}
+	return false, nil
+}

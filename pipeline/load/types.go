@@ -1,0 +1,142 @@
+// Package load is threadlab's load generator: it drives HTTP/1.1 traffic at one
+// target in one or more request groups (closed, open, burst or ramp models),
+// times every request from its intended send time, and returns results as
+// values (histograms, per-second series, error classes, self-checks).
+//
+// Data flow: the pipeline builds a Plan from a manifest, calls Run once per
+// warm-up and once per trial, and hands the Result to the record and stats
+// packages. Failed requests are results too: they are counted by class and
+// kept in the latency record, never dropped.
+package load
+
+import (
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Models a Group may use.
+const (
+	Closed = "closed" // Users concurrent users, each sends, waits for the answer, thinks, repeats
+	Open   = "open"   // constant arrival Rate; latency from the intended send time (wrk2)
+	Burst  = "burst"  // Burst requests released together; Wall is the time until all are answered
+	Ramp   = "ramp"   // Stages of users (closed) or rate (open)
+)
+
+// Request is one entry of a weighted request mix.
+type Request struct {
+	Method  string            // "" means GET
+	Path    string            // may hold templates such as {random 1..100000}
+	Headers map[string]string // extra request headers
+	Body    string
+	Weight  int // relative weight in the mix; 0 means 1
+}
+
+// Stage is one step of a ramp: hold Users (closed) or Rate (open) for Duration.
+// With Smooth set on the group, the level moves linearly from the previous stage.
+type Stage struct {
+	Duration time.Duration
+	Users    int
+	Rate     float64
+}
+
+// Group is one independent stream of requests within a trial, measured on its own.
+type Group struct {
+	Name        string
+	Model       string // Closed, Open, Burst or Ramp
+	Users       int    // closed: concurrent users
+	ThinkMin    time.Duration
+	ThinkMax    time.Duration // closed: think time drawn uniformly from [ThinkMin, ThinkMax]
+	Rate        float64       // open: requests per second
+	MaxInFlight int           // open: cap on requests in flight; sends beyond it are Missed. 0 = 10000
+	Burst       int           // burst: requests released at once
+	Stages      []Stage       // ramp
+	Smooth      bool          // ramp: interpolate between stages instead of stepping
+	Start       time.Duration // offset from the start of the trial
+	Duration    time.Duration // closed/open: how long to send; burst ignores it
+	Requests    []Request     // the mix; at least one
+	NoKeepAlive bool          // a new TCP connection per request (seed 002)
+
+	ConnectTimeout time.Duration // 0 = 5s
+	Timeout        time.Duration // response timeout; 0 = 60s
+	CountHeader    string        // response header whose distinct values are counted, e.g. X-Thread
+}
+
+// Plan is everything one Run needs.
+type Plan struct {
+	Target string // base URL, e.g. http://127.0.0.1:8080
+	Groups []Group
+	Seed   int64 // seeds path templates and think times; recorded with the run
+	// OnTick, when set, is called about once a second from a single goroutine
+	// with the progress so far (for progress bars); it must return quickly.
+	OnTick func(Tick)
+}
+
+// Tick is live progress.
+type Tick struct {
+	Elapsed  time.Duration
+	Requests int64   // completed so far, all groups
+	Errors   int64   // failed so far, all groups
+	RPS      float64 // over the last second
+}
+
+// Result is the outcome of one Run.
+type Result struct {
+	Start  time.Time
+	Wall   time.Duration // first send to last answer over all groups
+	Groups []GroupResult
+	Self   SelfCheck
+}
+
+// SelfCheck is the generator's view of itself: was it, not the server, the limit?
+type SelfCheck struct {
+	CPUSeconds float64 // user+sys CPU seconds of this process during the run
+	CPUPct     float64 // CPUSeconds per wall second x 100 (100 = one core busy)
+	Cores      int     // CPUs this process may run on
+	Sockets    int64   // TCP connections opened
+	Saturated  bool    // true when the generator was (probably) the bottleneck
+	Reason     string  // why Saturated, in words
+}
+
+// Second is one per-second bucket of a group's series, counted by completion time.
+type Second struct {
+	T        int // seconds since the run start
+	Requests int64
+	Errors   int64
+	P50Ms    float64
+	P99Ms    float64
+}
+
+// GroupResult is what one group measured.
+type GroupResult struct {
+	Name          string
+	Model         string
+	Requests      int64            // completed, including failed ones
+	Errors        int64            // failed: connection errors, timeouts, HTTP status >= 400
+	ErrorsByClass map[string]int64 // "refused", "reset", "timeout", "http_4xx", "http_5xx", "other"
+	Wall          time.Duration    // first send to last answer of this group
+	RPS           float64          // Requests / Wall
+	Latency       *hdrhistogram.Histogram // microseconds, 1us..60s, 3 significant digits; failed requests included
+	Series        []Second
+	Headers       map[string]int64 // distinct values of CountHeader -> responses carrying it
+	AskedRate     float64          // open/ramp-open: the rate asked for (mean)
+	AchievedRate  float64          // open: sends per second actually made
+	Missed        int64            // open: sends skipped because MaxInFlight was reached
+	LatePct       float64          // open: share of sends later than 1 ms past their intended time, x100
+}
+
+// QuantileMs returns the q-th percentile (0..100) of the latency record in milliseconds.
+func (g GroupResult) QuantileMs(q float64) float64 {
+	if g.Latency == nil || g.Latency.TotalCount() == 0 {
+		return 0
+	}
+	return float64(g.Latency.ValueAtQuantile(q)) / 1000
+}
+
+// MaxMs returns the largest recorded latency in milliseconds.
+func (g GroupResult) MaxMs() float64 {
+	if g.Latency == nil || g.Latency.TotalCount() == 0 {
+		return 0
+	}
+	return float64(g.Latency.Max()) / 1000
+}
