@@ -1,0 +1,435 @@
+// Package record owns threadlab's data layout on disk. A run is a directory
+// data/<experiment>/<run-id>/ holding:
+//
+//	manifest.yaml     the normalized manifest as run
+//	fingerprint.json  the host and software fingerprint
+//	hostcheck.json    the host check
+//	run.json          run metadata: id, profile, seed, order, command, state
+//	trials.csv        one row per trial and request group, appended the moment the trial ends
+//	series.csv        per-second client and server series of every trial
+//	latency.csv       the latency percentile spectrum of every trial and group
+//	summary.csv       per variant x point x group x metric: median, CI, spread, noise flags
+//	comparisons.csv   variant comparisons at each point (Mann-Whitney U, Holm)
+//	verdicts.json     claim verdicts with their evidence
+//	logs/             target logs, one per trial
+//
+// Appends are whole lines written with one write and synced, so a crash
+// leaves every finished trial readable; Read tolerates a torn last line.
+// A report is always rebuilt from this directory alone.
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gocarina/gocsv"
+)
+
+// File names inside a run directory.
+const (
+	ManifestFile    = "manifest.yaml"
+	FingerprintFile = "fingerprint.json"
+	HostCheckFile   = "hostcheck.json"
+	RunFile         = "run.json"
+	TrialsFile      = "trials.csv"
+	SeriesFile      = "series.csv"
+	LatencyFile     = "latency.csv"
+	SummaryFile     = "summary.csv"
+	ComparisonsFile = "comparisons.csv"
+	VerdictsFile    = "verdicts.json"
+	LogsDir         = "logs"
+)
+
+// Trial is one row of trials.csv: one request group of one trial of one cell.
+type Trial struct {
+	Variant         string  `csv:"variant"`
+	Point           string  `csv:"point"` // sweep point as key=value;key=value, empty without a sweep
+	Group           string  `csv:"group"`
+	Trial           int     `csv:"trial"` // 1-based within the cell
+	Seq             int     `csv:"seq"`   // 1-based position in the run's execution order
+	Valid           bool    `csv:"valid"`
+	Reason          string  `csv:"reason"` // why not valid, or warnings; empty when clean
+	Started         string  `csv:"started"`
+	Requests        int64   `csv:"requests"`
+	Errors          int64   `csv:"errors"`
+	ErrorPct        float64 `csv:"error_pct"`
+	RPS             float64 `csv:"rps"`
+	P50Ms           float64 `csv:"p50_ms"`
+	P90Ms           float64 `csv:"p90_ms"`
+	P99Ms           float64 `csv:"p99_ms"`
+	P999Ms          float64 `csv:"p999_ms"`
+	MaxMs           float64 `csv:"max_ms"`
+	MeanMs          float64 `csv:"mean_ms"`
+	WallMs          float64 `csv:"wall_ms"`
+	DistinctThreads int     `csv:"distinct_threads"`
+	ErrorClasses    string  `csv:"error_classes"` // class=count;class=count
+	AskedRate       float64 `csv:"asked_rate"`
+	AchievedRate    float64 `csv:"achieved_rate"`
+	Missed          int64   `csv:"missed"`
+	LatePct         float64 `csv:"late_pct"`
+	GenCPUPct       float64 `csv:"gen_cpu_pct"`
+	GenSaturated    bool    `csv:"gen_saturated"`
+	TargetCPUPct    float64 `csv:"target_cpu_pct"`
+	TargetThreads   int     `csv:"target_peak_threads"`
+	TargetRSSMB     float64 `csv:"target_peak_rss_mb"`
+	HostBusyPct     float64 `csv:"host_busy_pct"` // host CPU outside threadlab before the trial
+	CoolDownMs      float64 `csv:"cooldown_ms"`
+	StartupMs       float64 `csv:"startup_ms"`
+	Pid             int     `csv:"pid"`
+	Log             string  `csv:"log"`
+}
+
+// Key identifies the cell a trial belongs to.
+func (t Trial) Key() CellKey { return CellKey{Variant: t.Variant, Point: t.Point, Group: t.Group} }
+
+// CellKey names a cell: variant x sweep point x request group.
+type CellKey struct{ Variant, Point, Group string }
+
+// Sample is one row of series.csv: one second of one trial.
+type Sample struct {
+	Variant       string  `csv:"variant"`
+	Point         string  `csv:"point"`
+	Trial         int     `csv:"trial"`
+	Group         string  `csv:"group"` // client columns are per group; server columns repeat
+	T             float64 `csv:"t_s"`
+	Requests      int64   `csv:"requests"`
+	Errors        int64   `csv:"errors"`
+	P50Ms         float64 `csv:"p50_ms"`
+	P99Ms         float64 `csv:"p99_ms"`
+	TargetCPUPct  float64 `csv:"target_cpu_pct"`
+	TargetRSSMB   float64 `csv:"target_rss_mb"`
+	OSThreads     int     `csv:"os_threads"`
+	JVMThreads    float64 `csv:"jvm_live_threads"`
+	HeapUsedMB    float64 `csv:"heap_used_mb"`
+	GCCount       float64 `csv:"gc_count"`
+	GCPauseMs     float64 `csv:"gc_pause_ms"`
+	HikariActive  float64 `csv:"hikari_active"`
+	HikariPending float64 `csv:"hikari_pending"`
+	GenCPUPct     float64 `csv:"gen_cpu_pct"`
+	HostCPUPct    float64 `csv:"host_cpu_pct"`
+	HostStealPct  float64 `csv:"host_steal_pct"`
+}
+
+// Quantile is one row of latency.csv: a point of one trial's percentile spectrum.
+type Quantile struct {
+	Variant    string  `csv:"variant"`
+	Point      string  `csv:"point"`
+	Group      string  `csv:"group"`
+	Trial      int     `csv:"trial"`
+	Percentile float64 `csv:"percentile"`
+	Ms         float64 `csv:"ms"`
+}
+
+// Summary is one row of summary.csv.
+type Summary struct {
+	Variant    string  `csv:"variant"`
+	Point      string  `csv:"point"`
+	Group      string  `csv:"group"`
+	Metric     string  `csv:"metric"`
+	N          int     `csv:"n"`
+	Median     float64 `csv:"median"`
+	Low        float64 `csv:"ci_low"`
+	High       float64 `csv:"ci_high"`
+	Confidence float64 `csv:"ci_level"`
+	Min        float64 `csv:"min"`
+	Max        float64 `csv:"max"`
+	Mean       float64 `csv:"mean"`
+	IQR        float64 `csv:"iqr"`
+	CVPct      float64 `csv:"cv_pct"`
+	Flags      string  `csv:"flags"` // code;code
+}
+
+// Comparison is one row of comparisons.csv.
+type Comparison struct {
+	Point    string  `csv:"point"`
+	Group    string  `csv:"group"`
+	Metric   string  `csv:"metric"`
+	A        string  `csv:"a"`
+	B        string  `csv:"b"`
+	MedianA  float64 `csv:"median_a"`
+	MedianB  float64 `csv:"median_b"`
+	DeltaPct float64 `csv:"delta_pct"` // (B-A)/A x 100
+	P        float64 `csv:"p"`
+	PAdj     float64 `csv:"p_holm"`
+	Verdict  string  `csv:"verdict"` // "~" or a signed percentage
+	Note     string  `csv:"note"`
+}
+
+// Meta is run.json.
+type Meta struct {
+	ID         string              `json:"id"`
+	Experiment string              `json:"experiment"`
+	Title      string              `json:"title"`
+	Profile    string              `json:"profile"`
+	Manifest   string              `json:"manifest_path"`
+	Seed       int64               `json:"seed"`
+	Order      []string            `json:"order"` // execution order as variant|point|trial
+	Command    string              `json:"command"`
+	Started    string              `json:"started"`
+	Finished   string              `json:"finished,omitempty"`
+	State      string              `json:"state"` // running, complete, interrupted, failed
+	Error      string              `json:"error,omitempty"`
+	Warnings   []string            `json:"warnings,omitempty"`
+	TargetCmds map[string][]string `json:"target_commands,omitempty"` // variant@point -> argv
+	Pinning    string              `json:"pinning"`
+	Version    string              `json:"threadlab_version"`
+}
+
+// AppendCSV appends rows to dir/name, writing the header when the file is
+// new. All rows go out in one write followed by fsync, so a crash can tear
+// at most the last line, which Read skips.
+func AppendCSV[T any](dir, name string, rows []T) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	path := filepath.Join(dir, name)
+	st, err := os.Stat(path)
+	fresh := errors.Is(err, os.ErrNotExist) || (err == nil && st.Size() == 0)
+	var buf bytes.Buffer
+	if fresh {
+		if err := gocsv.Marshal(rows, &buf); err != nil {
+			return fmt.Errorf("encode %s: %w", name, err)
+		}
+	} else {
+		if err := gocsv.MarshalWithoutHeaders(rows, &buf); err != nil {
+			return fmt.Errorf("encode %s: %w", name, err)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		f.Close()
+		return fmt.Errorf("append to %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// WriteCSV replaces dir/name with rows atomically (temp file + rename).
+func WriteCSV[T any](dir, name string, rows []T) error {
+	var buf bytes.Buffer
+	if err := gocsv.Marshal(rows, &buf); err != nil {
+		return fmt.Errorf("encode %s: %w", name, err)
+	}
+	return WriteFile(dir, name, buf.Bytes())
+}
+
+// ReadCSV reads dir/name. A missing file is an empty slice; a torn final
+// line (a crash mid-append) is dropped.
+func ReadCSV[T any](dir, name string) ([]T, error) {
+	path := filepath.Join(dir, name)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 && i < len(b)-1 {
+		b = b[:i+1] // torn last line
+	}
+	var rows []T
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, nil
+	}
+	if err := gocsv.UnmarshalBytes(b, &rows); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return rows, nil
+}
+
+// WriteFile replaces dir/name atomically.
+func WriteFile(dir, name string, data []byte) error {
+	path := filepath.Join(dir, name)
+	tmp, err := os.CreateTemp(dir, "."+name+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// WriteJSON writes v as indented JSON to dir/name atomically.
+func WriteJSON(dir, name string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", name, err)
+	}
+	return WriteFile(dir, name, append(b, '\n'))
+}
+
+// ReadJSON decodes dir/name into v; a missing file leaves v unchanged and returns os.ErrNotExist.
+func ReadJSON(dir, name string, v any) error {
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, name), err)
+	}
+	return nil
+}
+
+// Run is a run directory read back.
+type Run struct {
+	Dir         string
+	Meta        Meta
+	Manifest    []byte // manifest.yaml as run
+	Fingerprint json.RawMessage
+	HostCheck   json.RawMessage
+	Trials      []Trial
+	Series      []Sample
+	Latency     []Quantile
+	Summary     []Summary
+	Comparisons []Comparison
+	Verdicts    json.RawMessage
+}
+
+// Read loads a run directory. Only run.json and trials.csv are required.
+func Read(dir string) (*Run, error) {
+	r := &Run{Dir: dir}
+	if err := ReadJSON(dir, RunFile, &r.Meta); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s is not a threadlab run directory (no %s): pass data/<experiment>/<run-id>", dir, RunFile)
+		}
+		return nil, err
+	}
+	var err error
+	if r.Manifest, err = readOptional(dir, ManifestFile); err != nil {
+		return nil, err
+	}
+	for name, dst := range map[string]*json.RawMessage{FingerprintFile: &r.Fingerprint, HostCheckFile: &r.HostCheck, VerdictsFile: &r.Verdicts} {
+		b, err := readOptional(dir, name)
+		if err != nil {
+			return nil, err
+		}
+		if len(b) > 0 {
+			*dst = b
+		}
+	}
+	if r.Trials, err = ReadCSV[Trial](dir, TrialsFile); err != nil {
+		return nil, err
+	}
+	if r.Series, err = ReadCSV[Sample](dir, SeriesFile); err != nil {
+		return nil, err
+	}
+	if r.Latency, err = ReadCSV[Quantile](dir, LatencyFile); err != nil {
+		return nil, err
+	}
+	if r.Summary, err = ReadCSV[Summary](dir, SummaryFile); err != nil {
+		return nil, err
+	}
+	if r.Comparisons, err = ReadCSV[Comparison](dir, ComparisonsFile); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func readOptional(dir, name string) ([]byte, error) {
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
+}
+
+// FormatPoint renders a sweep point as key=value;key=value in key order.
+func FormatPoint(p map[string]string) string {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + p[k]
+	}
+	return strings.Join(parts, ";")
+}
+
+// ParsePoint is the inverse of FormatPoint.
+func ParsePoint(s string) map[string]string {
+	p := map[string]string{}
+	if s == "" {
+		return p
+	}
+	for _, kv := range strings.Split(s, ";") {
+		k, v, _ := strings.Cut(kv, "=")
+		p[k] = v
+	}
+	return p
+}
+
+// Runs lists the run directories of an experiment under dataDir, newest last
+// (run IDs sort by time).
+func Runs(dataDir, experiment string) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(dataDir, experiment))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			if _, err := os.Stat(filepath.Join(dataDir, experiment, e.Name(), RunFile)); err == nil {
+				out = append(out, filepath.Join(dataDir, experiment, e.Name()))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Verdict is one entry of verdicts.json: a claim and what the data says of it.
+type Verdict struct {
+	ID       string    `json:"id"`
+	Says     string    `json:"says"`
+	Status   string    `json:"status"` // supported, contradicted, inconclusive
+	Evidence []string  `json:"evidence"`
+	Ratio    float64   `json:"ratio,omitempty"`
+	Low      float64   `json:"ci_low,omitempty"`
+	High     float64   `json:"ci_high,omitempty"`
+	P        float64   `json:"p,omitempty"`
+	Flags    []string  `json:"flags,omitempty"`
+	Decision *Decision `json:"decision,omitempty"`
+}
+
+// Decision is a row of the decision framework a claim backs.
+type Decision struct {
+	When string `json:"when"` // the situation, e.g. "I/O-bound, blocking JDBC"
+	Pick string `json:"pick"` // the variant to choose
+	Then string `json:"then,omitempty"`
+}
+
+// ReadVerdicts decodes verdicts.json of a run (nil when absent).
+func (r *Run) ReadVerdicts() ([]Verdict, error) {
+	if len(r.Verdicts) == 0 {
+		return nil, nil
+	}
+	var v []Verdict
+	if err := json.Unmarshal(r.Verdicts, &v); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(r.Dir, VerdictsFile), err)
+	}
+	return v, nil
+}
