@@ -1,0 +1,215 @@
+package targets
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// StampFile sits next to each jar and holds the source hash it was built from.
+const StampFile = ".threadlab-source-hash"
+
+// Build makes sure every target jar under root (the env/targets directory) is
+// built from the current sources and returns name -> absolute jar path.
+// Maven runs only when the source hash (every pom.xml and src/** file)
+// differs from the stamp next to a jar, or a jar is missing; a file lock
+// keeps concurrent threadlab processes from building the same tree at once.
+// Maven's output goes to log; on failure the error quotes its tail.
+func Build(ctx context.Context, root string, log io.Writer) (map[string]string, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("build targets: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "pom.xml")); err != nil {
+		return nil, fmt.Errorf("build targets: %s is not the targets directory (no pom.xml): %w; pass the path to env/targets", root, err)
+	}
+	jars := map[string]string{}
+	for _, n := range names {
+		jars[n] = JarPath(root, n)
+	}
+	hash, err := SourceHash(root)
+	if err != nil {
+		return nil, fmt.Errorf("build targets: %w", err)
+	}
+	if upToDate(root, hash) {
+		return jars, nil
+	}
+
+	unlock, err := lockBuild(ctx, root)
+	if err != nil {
+		return nil, fmt.Errorf("build targets: %w", err)
+	}
+	defer unlock()
+	if upToDate(root, hash) { // another process built it while we waited
+		return jars, nil
+	}
+
+	javaHome, _, err := FindJDK()
+	if err != nil {
+		return nil, fmt.Errorf("build targets: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(javaHome, "bin", "javac")); err != nil {
+		return nil, fmt.Errorf("build targets: %s has no javac (a JRE, not a JDK): install a full JDK >= %d or point JAVA_HOME at one: %w", javaHome, MinJDK, err)
+	}
+	mvn, err := exec.LookPath("mvn")
+	if err != nil {
+		return nil, fmt.Errorf("build targets: maven not found: install it (apt-get install maven) or put mvn on PATH: %w", err)
+	}
+	// clean: a source file deleted since the last build must not survive as a
+	// stale class in target/classes.
+	cmd := exec.CommandContext(ctx, mvn, "-q", "-B", "-DskipTests", "clean", "package")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "JAVA_HOME="+javaHome)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var out bytes.Buffer
+	cmd.Stdout = io.MultiWriter(&out, log)
+	cmd.Stderr = cmd.Stdout
+	fmt.Fprintf(log, "building targets in %s with %s (JAVA_HOME=%s)\n", root, mvn, javaHome)
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("build targets: mvn -q -B -DskipTests clean package in %s failed (%w); run it there to see the full log; last lines:\n%s",
+			root, err, tail(out.String(), 30))
+	}
+	for n, jar := range jars {
+		if _, err := os.Stat(jar); err != nil {
+			return nil, fmt.Errorf("build targets: maven succeeded but %s is missing (is <finalName>%s</finalName> still in %s/pom.xml?): %w", jar, n, n, err)
+		}
+		if err := writeStamp(filepath.Join(filepath.Dir(jar), StampFile), hash); err != nil {
+			return nil, fmt.Errorf("build targets: %w", err)
+		}
+	}
+	fmt.Fprintf(log, "built %d targets in %s\n", len(jars), time.Since(start).Round(time.Millisecond))
+	return jars, nil
+}
+
+// SourceHash is the SHA-256 over every pom.xml and every file under a src
+// directory below root (paths and contents, in path order); target/ and
+// hidden directories are skipped. It changes exactly when Maven's inputs do.
+func SourceHash(root string) (string, error) {
+	var files []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if rel != "." && (d.Name() == "target" || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		if d.Name() == "pom.xml" || slices.Contains(parts[:len(parts)-1], "src") {
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("hash sources under %s: %w", root, err)
+	}
+	if !slices.Contains(files, "pom.xml") {
+		return "", fmt.Errorf("hash sources: no pom.xml in %s; pass the path to env/targets", root)
+	}
+	slices.Sort(files)
+	h := sha256.New()
+	for _, rel := range files {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			return "", fmt.Errorf("hash sources: %w", err)
+		}
+		// path and length prefix: moving bytes between files changes the hash
+		fmt.Fprintf(h, "%s\x00%d\x00", rel, len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// upToDate reports whether every jar exists and was built from hash.
+func upToDate(root, hash string) bool {
+	for _, n := range names {
+		jar := JarPath(root, n)
+		if _, err := os.Stat(jar); err != nil {
+			return false
+		}
+		stamp, err := os.ReadFile(filepath.Join(filepath.Dir(jar), StampFile))
+		if err != nil || strings.TrimSpace(string(stamp)) != hash {
+			return false
+		}
+	}
+	return true
+}
+
+func writeStamp(path, hash string) error {
+	tmp := path + ".tmp-" + strconv.Itoa(os.Getpid())
+	if err := os.WriteFile(tmp, []byte(hash+"\n"), 0o644); err != nil {
+		return fmt.Errorf("write build stamp: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write build stamp: %w", err)
+	}
+	return nil
+}
+
+// lockBuild takes an exclusive flock on a file keyed by root. The file lives
+// in the temp dir, not in target/, because mvn clean deletes target/ and a
+// lock on a deleted file excludes nobody.
+func lockBuild(ctx context.Context, root string) (unlock func(), err error) {
+	sum := sha256.Sum256([]byte(root))
+	path := filepath.Join(os.TempDir(), "threadlab-build-"+hex.EncodeToString(sum[:6])+".lock")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("open build lock: %w", err)
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() {
+				syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				f.Close()
+			}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("waiting for another threadlab build of %s (lock %s): %w", root, path, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,158 @@
+package targets
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// MinJDK is the oldest Java with virtual threads (JEP 444).
+const MinJDK = 21
+
+// jvmRoots are scanned when JAVA_HOME is unset or too old (Debian and
+// Ubuntu install every JDK, Temurin's included, under /usr/lib/jvm).
+var jvmRoots = []string{"/usr/lib/jvm"}
+
+// errNoJDK is the message the user sees; details follow it in parentheses.
+var errNoJDK = errors.New("threadlab needs a JDK >= 21 (virtual threads); install one (e.g. apt-get install temurin-25-jdk or openjdk-21-jdk) or set JAVA_HOME")
+
+// FindJDK returns the JDK that builds and runs the targets: $JAVA_HOME when it
+// is a JDK >= 21, else the newest JDK >= 21 under /usr/lib/jvm, read from
+// each installation's release file (JAVA_VERSION="25.0.3").
+func FindJDK() (javaHome string, major int, err error) {
+	return findJDK(os.Getenv("JAVA_HOME"), jvmRoots)
+}
+
+func findJDK(javaHome string, roots []string) (string, int, error) {
+	var seen []string
+	if javaHome != "" {
+		v, major, err := readJDK(javaHome)
+		switch {
+		case err != nil:
+			seen = append(seen, fmt.Sprintf("JAVA_HOME=%s: %v", javaHome, err))
+		case major < MinJDK:
+			seen = append(seen, fmt.Sprintf("JAVA_HOME=%s is Java %s", javaHome, v))
+		default:
+			return javaHome, major, nil
+		}
+	}
+	best, bestMajor, bestVersion := "", 0, ""
+	visited := map[string]bool{}
+	for _, root := range roots {
+		entries, err := os.ReadDir(root)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			dir := filepath.Join(root, e.Name())
+			real, err := filepath.EvalSymlinks(dir)
+			if err != nil || visited[real] {
+				continue // dangling link, or an alias (java-1.17.0-openjdk-amd64 -> java-17-openjdk-amd64)
+			}
+			visited[real] = true
+			v, major, err := readJDK(dir)
+			if err != nil {
+				continue
+			}
+			seen = append(seen, fmt.Sprintf("%s is Java %s", dir, v))
+			if major >= MinJDK && compareVersions(v, bestVersion) > 0 {
+				best, bestMajor, bestVersion = dir, major, v
+			}
+		}
+	}
+	if best == "" {
+		if len(seen) == 0 {
+			seen = append(seen, "no JDK under "+strings.Join(roots, ", "))
+		}
+		return "", 0, fmt.Errorf("%w (found: %s)", errNoJDK, strings.Join(seen, "; "))
+	}
+	return best, bestMajor, nil
+}
+
+// readJDK reads dir/release and checks that dir/bin/java exists.
+func readJDK(dir string) (version string, major int, err error) {
+	data, err := os.ReadFile(filepath.Join(dir, "release"))
+	if err != nil {
+		return "", 0, fmt.Errorf("not a JDK: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bin", "java")); err != nil {
+		return "", 0, fmt.Errorf("not a JDK: %w", err)
+	}
+	return parseRelease(data)
+}
+
+// parseRelease finds JAVA_VERSION in a JDK's release file and returns it with
+// its feature release: "25.0.3" -> 25, "21" -> 21, "1.8.0_292" -> 8.
+func parseRelease(data []byte) (version string, major int, err error) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		key, value, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
+		if !ok || key != "JAVA_VERSION" {
+			continue
+		}
+		version = strings.Trim(strings.TrimSpace(value), `"`)
+		major, err = majorOf(version)
+		if err != nil {
+			return "", 0, err
+		}
+		return version, major, nil
+	}
+	return "", 0, errors.New("release file has no JAVA_VERSION line")
+}
+
+func majorOf(version string) (int, error) {
+	parts := versionNumbers(version)
+	if len(parts) == 0 {
+		return 0, fmt.Errorf("cannot read a Java version from JAVA_VERSION=%q", version)
+	}
+	if parts[0] == 1 && len(parts) > 1 { // the pre-9 scheme: 1.8.0_292
+		return parts[1], nil
+	}
+	return parts[0], nil
+}
+
+// versionNumbers splits "25.0.3+9" or "1.8.0_292" into its leading numbers.
+func versionNumbers(v string) []int {
+	var out []int
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == '.' || r == '_' || r == '+' || r == '-' }) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			break
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// compareVersions orders "25.0.3" after "21.0.11" after ""; a missing
+// component counts as 0.
+func compareVersions(a, b string) int {
+	x, y := versionNumbers(a), versionNumbers(b)
+	if len(x) > 0 && x[0] == 1 && len(x) > 1 {
+		x = x[1:]
+	}
+	if len(y) > 0 && y[0] == 1 && len(y) > 1 {
+		y = y[1:]
+	}
+	for i := 0; i < max(len(x), len(y)); i++ {
+		var p, q int
+		if i < len(x) {
+			p = x[i]
+		}
+		if i < len(y) {
+			q = y[i]
+		}
+		if p != q {
+			if p < q {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}

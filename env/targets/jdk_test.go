@@ -1,0 +1,122 @@
+package targets
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseRelease(t *testing.T) {
+	tests := []struct {
+		name, release, version string
+		major                  int
+		err                    string
+	}{
+		{"temurin 25 quotes the value", "IMPLEMENTOR=\"Eclipse Adoptium\"\nJAVA_VERSION=\"25.0.3\"\nJAVA_VERSION_DATE=\"2026-04-21\"\n", "25.0.3", 25, ""},
+		{"a GA feature release has no dots", `JAVA_VERSION="21"`, "21", 21, ""},
+		{"debian openjdk 17", "JAVA_VERSION=\"17.0.15\"\nMODULES=\"java.base\"", "17.0.15", 17, ""},
+		{"pre-9 scheme reads the second number", `JAVA_VERSION="1.8.0_292"`, "1.8.0_292", 8, ""},
+		{"build suffix is ignored", `JAVA_VERSION="22.0.2+9"`, "22.0.2+9", 22, ""},
+		{"JAVA_VERSION_DATE must not be taken for JAVA_VERSION", "JAVA_VERSION_DATE=\"2026-04-21\"\n", "", 0, "no JAVA_VERSION"},
+		{"garbage version is an error", `JAVA_VERSION="ea"`, "", 0, "cannot read"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, major, err := parseRelease([]byte(tt.release))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || v != tt.version || major != tt.major {
+				t.Fatalf("parseRelease = %q, %d, %v; want %q, %d", v, major, err, tt.version, tt.major)
+			}
+		})
+	}
+}
+
+// fakeJDK lays out dir/release and dir/bin/java the way a JDK does.
+func fakeJDK(t *testing.T, dir, version string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "release"), []byte("JAVA_VERSION=\""+version+"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bin", "java"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestFindJDK(t *testing.T) {
+	root := t.TempDir()
+	jvm := filepath.Join(root, "jvm")
+	j17 := fakeJDK(t, filepath.Join(jvm, "java-17-openjdk-amd64"), "17.0.15")
+	j21 := fakeJDK(t, filepath.Join(jvm, "java-21-openjdk-amd64"), "21.0.11")
+	j25 := fakeJDK(t, filepath.Join(jvm, "temurin-25-jdk-amd64"), "25.0.3")
+	if err := os.Symlink(j17, filepath.Join(jvm, "java-1.17.0-openjdk-amd64")); err != nil {
+		t.Fatal(err)
+	}
+	// a JRE-like directory without bin/java must be skipped, whatever its release says
+	if err := os.MkdirAll(filepath.Join(jvm, "broken-99"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(jvm, "broken-99", "release"), []byte(`JAVA_VERSION="99"`), 0o644)
+	old := fakeJDK(t, filepath.Join(root, "old", "jvm", "java-17"), "17.0.15")
+	onlyOld := filepath.Join(root, "old", "jvm")
+	external := fakeJDK(t, filepath.Join(root, "opt", "jdk-21"), "21.0.2")
+
+	tests := []struct {
+		name, javaHome string
+		roots          []string
+		wantHome       string
+		wantMajor      int
+		wantErr        string
+	}{
+		{"JAVA_HOME >= 21 wins over a newer installed JDK", external, []string{jvm}, external, 21, ""},
+		{"JAVA_HOME too old falls back to the newest installed", j17, []string{jvm}, j25, 25, ""},
+		{"unset JAVA_HOME scans and picks the newest", "", []string{jvm}, j25, 25, ""},
+		{"JAVA_HOME that is no JDK falls back", filepath.Join(root, "nope"), []string{jvm}, j25, 25, ""},
+		{"only old JDKs is an error naming what was found", "", []string{onlyOld}, "", 0, "threadlab needs a JDK >= 21"},
+		{"nothing installed is an error with the install hint", "", []string{filepath.Join(root, "missing")}, "", 0, "apt-get install temurin-25-jdk"},
+		{"a 17 JAVA_HOME and no others says JAVA_HOME is 17", old, nil, "", 0, "is Java 17.0.15"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home, major, err := findJDK(tt.javaHome, tt.roots)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || home != tt.wantHome || major != tt.wantMajor {
+				t.Fatalf("findJDK = %q, %d, %v; want %q, %d", home, major, err, tt.wantHome, tt.wantMajor)
+			}
+		})
+	}
+	_ = j21
+}
+
+func TestCompareVersions(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+		why  string
+	}{
+		{"25.0.3", "21.0.11", 1, "feature release first"},
+		{"21.0.11", "21.0.9", 1, "numeric, not lexical"},
+		{"21", "21.0.0", 0, "missing parts are zero"},
+		{"17", "", 1, "anything beats nothing"},
+		{"1.8.0_292", "11", -1, "the 1.x scheme is Java 8"},
+	}
+	for _, tt := range tests {
+		if got := compareVersions(tt.a, tt.b); got != tt.want {
+			t.Errorf("compareVersions(%q, %q) = %d, want %d (%s)", tt.a, tt.b, got, tt.want, tt.why)
+		}
+	}
+}

@@ -1,0 +1,22 @@
+package io.threadlab.targets.mvc;
+
+/** Names the current thread for the X-Thread header. */
+final class ThreadNames {
+    static final String HEADER = "X-Thread";
+
+    private ThreadNames() {
+    }
+
+    /**
+     * Platform threads keep their name (Tomcat: {@code http-nio-8080-exec-12}).
+     * Virtual threads are often unnamed, so they become {@code virtual-<id>}:
+     * distinct per thread and recognizably virtual.
+     */
+    static String current() {
+        Thread t = Thread.currentThread();
+        if (t.isVirtual()) {
+            return "virtual-" + t.threadId();
+        }
+        return t.getName();
+    }
+}
