@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 type helperReport struct {
 	Stats          Stats
 	PeakGoroutines int
-	PeakRSSKB      int // VmHWM: the resident high-water mark of the server process
+	PeakRSSKB      int           // VmHWM: the resident high-water mark of the server process
 	CPU            time.Duration // user + system CPU time of the server process so far
 }
 
@@ -247,9 +247,9 @@ func dial(tb testing.TB, addr string, n int) []*client {
 
 // round is the outcome of one request on every connection at once.
 type round struct {
-	wall    time.Duration   // release of the first request to the last response
-	latency []time.Duration // per request, write to last body byte
-	failed  int
+	wall     time.Duration   // release of the first request to the last response
+	latency  []time.Duration // per request, write to last body byte
+	failed   int
 	firstErr error
 }
 
