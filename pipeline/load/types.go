@@ -111,11 +111,11 @@ type Second struct {
 type GroupResult struct {
 	Name          string
 	Model         string
-	Requests      int64            // completed, including failed ones
-	Errors        int64            // failed: connection errors, timeouts, HTTP status >= 400
-	ErrorsByClass map[string]int64 // "refused", "reset", "timeout", "http_4xx", "http_5xx", "other"
-	Wall          time.Duration    // first send to last answer of this group
-	RPS           float64          // Requests / Wall
+	Requests      int64                   // completed, including failed ones
+	Errors        int64                   // failed: connection errors, timeouts, HTTP status >= 400
+	ErrorsByClass map[string]int64        // "refused", "reset", "timeout", "http_4xx", "http_5xx", "other"
+	Wall          time.Duration           // first send to last answer of this group
+	RPS           float64                 // Requests / Wall
 	Latency       *hdrhistogram.Histogram // microseconds, 1us..60s, 3 significant digits; failed requests included
 	Series        []Second
 	Headers       map[string]int64 // distinct values of CountHeader -> responses carrying it

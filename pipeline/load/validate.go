@@ -1,0 +1,107 @@
+package load
+
+import (
+	"fmt"
+	"time"
+)
+
+// maxRate keeps the send interval at a microsecond or more.
+const maxRate = 1e6
+
+// Validate checks the plan and says how to fix the first problem it finds.
+func (p Plan) Validate() error {
+	if _, err := parseTarget(p.Target); err != nil {
+		return err
+	}
+	if len(p.Groups) == 0 {
+		return fmt.Errorf("plan has no groups: add at least one")
+	}
+	names := map[string]bool{}
+	for i, g := range p.Groups {
+		name := g.Name
+		if name == "" {
+			name = fmt.Sprintf("#%d", i+1)
+		} else if names[name] {
+			return fmt.Errorf("group %q: name used twice; give each group its own name", name)
+		}
+		names[name] = true
+		if err := g.validate(); err != nil {
+			return fmt.Errorf("group %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (g Group) validate() error {
+	switch g.Model {
+	case Closed:
+		if g.Users <= 0 {
+			return fmt.Errorf("closed model needs users > 0")
+		}
+		if g.Duration <= 0 {
+			return fmt.Errorf("closed model needs a duration > 0")
+		}
+		if g.ThinkMin < 0 || g.ThinkMax < g.ThinkMin {
+			return fmt.Errorf("think time range [%v, %v] is empty: need 0 <= think_min <= think_max", g.ThinkMin, g.ThinkMax)
+		}
+	case Open:
+		if g.Rate <= 0 || g.Rate > maxRate {
+			return fmt.Errorf("open model needs a rate in (0, %g] requests per second, got %g", float64(maxRate), g.Rate)
+		}
+		if g.Duration <= 0 {
+			return fmt.Errorf("open model needs a duration > 0")
+		}
+	case Burst:
+		if g.Burst <= 0 {
+			return fmt.Errorf("burst model needs burst > 0")
+		}
+	case Ramp:
+		if len(g.Stages) == 0 {
+			return fmt.Errorf("ramp model needs at least one stage")
+		}
+		users, rate := false, false
+		for j, s := range g.Stages {
+			if s.Duration <= 0 {
+				return fmt.Errorf("stage %d: duration must be > 0", j+1)
+			}
+			if s.Users < 0 || s.Rate < 0 || s.Rate > maxRate {
+				return fmt.Errorf("stage %d: users and rate must be >= 0 (rate <= %g)", j+1, float64(maxRate))
+			}
+			users = users || s.Users > 0
+			rate = rate || s.Rate > 0
+		}
+		if users == rate {
+			return fmt.Errorf("ramp stages must set either users (closed) or rate (open), not both and not neither")
+		}
+		if g.ThinkMin < 0 || g.ThinkMax < g.ThinkMin {
+			return fmt.Errorf("think time range [%v, %v] is empty: need 0 <= think_min <= think_max", g.ThinkMin, g.ThinkMax)
+		}
+	case "":
+		return fmt.Errorf("model is empty: use %s, %s, %s or %s", Closed, Open, Burst, Ramp)
+	default:
+		return fmt.Errorf("unknown model %q: use %s, %s, %s or %s", g.Model, Closed, Open, Burst, Ramp)
+	}
+	if g.MaxInFlight < 0 {
+		return fmt.Errorf("max_in_flight must be >= 0 (0 means %d)", defaultMaxInFlight)
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"start", g.Start}, {"connect_timeout", g.ConnectTimeout}, {"timeout", g.Timeout}} {
+		if d.v < 0 {
+			return fmt.Errorf("%s is negative (%v): use 0 or more", d.name, d.v)
+		}
+	}
+	if len(g.Requests) == 0 {
+		return fmt.Errorf("no requests: add at least one, e.g. {path: /}")
+	}
+	for j, r := range g.Requests {
+		if r.Weight < 0 {
+			return fmt.Errorf("request %d: weight must be >= 0 (0 means 1)", j+1)
+		}
+		if _, err := buildWire(target{hostHdr: "x"}, r, false); err != nil {
+			return fmt.Errorf("request %d: %w", j+1, err)
+		}
+	}
+	return nil
+}
