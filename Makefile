@@ -1,0 +1,62 @@
+# threadlab: reproducible server threading-model experiments.
+# `make help` lists the targets.
+
+GO        ?= go
+BIN       := bin/threadlab
+VERSION   := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X github.com/threadlab/threadlab/pipeline.version=$(VERSION)
+EXP       ?=
+PROFILE   ?=
+GOFILES   := $(shell find . -name '*.go' -not -path './node_modules/*' 2>/dev/null) go.mod go.sum
+
+.DEFAULT_GOAL := help
+.PHONY: help build targets experiment test test-short bench bench-loadgen lint report setup clean
+
+help: ## list the targets
+	@echo "threadlab: reproducible server threading-model experiments"
+	@echo
+	@echo "  make experiment EXP=<name> [PROFILE=smoke|full]   run experiments/<name>.yaml end to end"
+	@echo
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  make \1\t\2/' | expand -t 24
+	@echo
+	@echo "experiments: $$(ls experiments/*.yaml | xargs -n1 basename | sed 's/.yaml//' | tr '\n' ' ')"
+
+$(BIN): $(GOFILES)
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/threadlab
+
+build: $(BIN) ## build bin/threadlab
+
+targets: $(BIN) ## build the Spring Boot targets (cached by source hash; needs JDK >= 21 and Maven)
+	$(BIN) targets
+
+experiment: $(BIN) ## run EXP (PROFILE=smoke for seconds, full for the seed's parameters); data/ and reports/
+	@test -n "$(EXP)" || { echo "usage: make experiment EXP=<name> [PROFILE=smoke|full]"; echo "experiments: $$(ls experiments/*.yaml | xargs -n1 basename | sed 's/.yaml//' | tr '\n' ' ')"; exit 2; }
+	@test -f experiments/$(EXP).yaml || { echo "no experiments/$(EXP).yaml; experiments: $$(ls experiments/*.yaml | xargs -n1 basename | sed 's/.yaml//' | tr '\n' ' ')"; exit 2; }
+	$(BIN) run $(if $(PROFILE),--profile $(PROFILE)) experiments/$(EXP).yaml
+
+test: ## vet and run every test, including short real Spring Boot and PostgreSQL runs
+	$(GO) vet ./...
+	$(GO) test -timeout 20m ./...
+
+test-short: ## unit tests only (no JVM, no PostgreSQL, no Chromium)
+	$(GO) test -short ./...
+
+bench: ## Go benchmarks (speed and allocation targets live here, not in unit tests)
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+bench-loadgen: ## our load generator vs wrk vs a net/http client, side by side, pinned
+	scripts/bench-loadgen.sh
+
+lint: $(BIN) ## validate every manifest and print methodology warnings
+	$(BIN) lint experiments/*.yaml
+
+report: $(BIN) ## re-render every report in reports/ from data/ alone
+	@runs=$$(find data -name run.json -printf '%h\n' 2>/dev/null | sort); \
+	if [ -z "$$runs" ]; then echo "no runs under data/"; else $(BIN) report $$runs; fi
+
+setup: ## install what the tests need (PostgreSQL, Chromium, Maven) and check the JDK
+	scripts/setup.sh
+
+clean: ## remove build output (keeps data/ and reports/)
+	rm -rf bin
+	find env/targets -name target -type d -prune -exec rm -rf {} +

@@ -1,0 +1,120 @@
+package experiments
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Warning is a methodology weakness: the manifest is valid, but its
+// numbers would be weaker than they look. Each names the seed mistake it
+// guards against.
+type Warning struct {
+	File  string
+	Field string
+	Msg   string
+}
+
+func (w Warning) String() string { return fmt.Sprintf("%s: %s: warning: %s", w.File, w.Field, w.Msg) }
+
+// Lint reviews a loaded manifest's design.
+func Lint(m *Manifest) []Warning {
+	var ws []Warning
+	warn := func(field, format string, a ...any) {
+		ws = append(ws, Warning{File: m.File, Field: field, Msg: fmt.Sprintf(format, a...)})
+	}
+	if m.Trials < 6 {
+		warn("trials", "%d trials give no 95%% confidence interval of the median (6 or more do; seed 000 saw one trial swing by more than 50%%)", m.Trials)
+	}
+	if m.Trials < 4 && len(m.Variants) > 1 {
+		warn("trials", "fewer than 4 trials per cell cannot show a significant difference between variants (Mann-Whitney U needs 4 against 4)")
+	}
+	if m.Load.Warmup <= 0 {
+		warn("load.warmup", "no warm-up: the first requests run in the interpreter and C1 (seed 000's JIT warm-up bug); add warmup: 10s")
+	}
+	if m.FreshJVM != nil && !*m.FreshJVM && m.Trials > 1 {
+		warn("fresh_jvm", "trials share one JVM per cell, so they are not independent (JMH forks for this reason)")
+	}
+	if g := m.Measured(); g != nil {
+		m.lintUnderload(g, warn)
+		m.lintBackground(g, warn)
+		m.lintClosedLatency(g, warn)
+	}
+	p := m.Pinning
+	if p.Target == "" || p.Generator == "" {
+		warn("pinning", "the load generator and the target share CPUs without pinning: a busy generator steals CPU from the server (seed 001 checks per-tier CPU for this); set pinning: {target: \"1\", generator: \"0\"} on a machine with cores to spare")
+	}
+	if _, ok := m.Profiles["smoke"]; !ok && m.Profile == "" {
+		warn("profiles", "no smoke profile: add profiles: {smoke: {...}} so tests can run the experiment in seconds")
+	}
+	return ws
+}
+
+// lintUnderload flags a burst or user count that never exceeds the
+// platform-thread pool: every request gets a thread at once, so the
+// experiment cannot show queueing (seed 000's 8-request test).
+func (m *Manifest) lintUnderload(g *Group, warn func(string, string, ...any)) {
+	n := g.Burst
+	field := "load.burst"
+	if g.Model == "closed" {
+		n, field = g.Users, "load.users"
+	}
+	if g.Model != "burst" && g.Model != "closed" {
+		return
+	}
+	for _, d := range m.Sweep {
+		if d.Load == "burst" || d.Load == "users" {
+			n, field = 0, "sweep."+d.Name
+			for _, v := range d.Values {
+				if x, err := strconv.Atoi(v); err == nil && (n == 0 || x < n) {
+					n = x
+				}
+			}
+		}
+	}
+	for _, v := range m.Variants {
+		if v.Target != "spring-mvc" || strings.EqualFold(v.Properties["spring.threads.virtual.enabled"], "true") {
+			continue
+		}
+		pool := 200
+		if s, ok := v.Properties["server.tomcat.threads.max"]; ok {
+			if x, err := strconv.Atoi(s); err == nil {
+				pool = x
+			}
+		}
+		if n > 0 && n <= pool {
+			warn(field, "%d concurrent requests never exceed variant %s's %d Tomcat threads, so the test is under-loaded and cannot show queueing (seed 000's 8-request flake); use more than %d", n, v.Name, pool, pool)
+		}
+	}
+}
+
+// lintBackground flags background groups that end before the measured
+// group does, so part of the measurement runs without the background load.
+func (m *Manifest) lintBackground(g *Group, warn func(string, string, ...any)) {
+	if len(m.Load.Groups) < 2 || g.Model == "burst" {
+		return
+	}
+	end := g.Start + g.Duration
+	for i, b := range m.Load.Groups {
+		if b.Name == g.Name || b.Model == "burst" {
+			continue
+		}
+		if b.Start+b.Duration < end {
+			warn(fmt.Sprintf("load.groups[%d].duration", i), "background group %q ends at %s, before the measured group %q ends at %s: the tail of the measurement runs without it", b.Name, b.Start+b.Duration, g.Name, end)
+		}
+	}
+}
+
+// lintClosedLatency flags latency claims measured with a closed model only:
+// a closed loop slows its own sending when the server stalls, so its
+// percentiles hide the stall (coordinated omission).
+func (m *Manifest) lintClosedLatency(g *Group, warn func(string, string, ...any)) {
+	if g.Model != "closed" {
+		return
+	}
+	for i, c := range m.Claims {
+		if strings.HasPrefix(c.Check.Metric, "p") && strings.HasSuffix(c.Check.Metric, "_ms") || c.Check.Metric == "max_ms" || c.Check.Metric == "mean_ms" {
+			warn(fmt.Sprintf("claims[%d].check.metric", i), "latency claim %q is measured with a closed model only, which hides server stalls (coordinated omission); measure it with an open model (rate:) too", c.ID)
+		}
+	}
+}

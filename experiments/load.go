@@ -1,0 +1,389 @@
+package experiments
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Problem is one thing wrong with a manifest, with where it is and how to fix it.
+type Problem struct {
+	File  string
+	Line  int
+	Col   int
+	Field string // dotted path, e.g. variants.platform.target
+	Msg   string // what is wrong and how to fix it
+}
+
+func (p Problem) String() string {
+	loc := p.File
+	if p.Line > 0 {
+		loc = fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	}
+	if p.Field == "" {
+		return loc + ": " + p.Msg
+	}
+	return loc + ": " + p.Field + ": " + p.Msg
+}
+
+// Problems is every problem found in one manifest; it is the error Load returns.
+type Problems []Problem
+
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// positions maps a dotted field path to the YAML node it came from.
+type positions map[string]*yaml.Node
+
+// at returns the position of path, or of its nearest ancestor present.
+func (pos positions) at(path string) (int, int) {
+	for p := path; ; {
+		if n, ok := pos[p]; ok {
+			return n.Line, n.Column
+		}
+		i := strings.LastIndexAny(p, ".[")
+		if i < 0 {
+			if n, ok := pos[""]; ok {
+				return n.Line, n.Column
+			}
+			return 0, 0
+		}
+		p = p[:i]
+	}
+}
+
+// Load reads a manifest file, applies profile ("" or "default" for none),
+// decodes it strictly, fills defaults and validates it. On failure the error
+// is Problems, listing everything wrong at once.
+func Load(path, profile string) (*Manifest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("manifest %s does not exist (the catalog is in experiments/*.yaml)", path)
+		}
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	return Parse(path, data, profile)
+}
+
+// Parse is Load on bytes; file names the source in messages.
+func Parse(file string, data []byte, profile string) (*Manifest, error) {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		return nil, Problems{syntaxProblem(file, err)}
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, Problems{{File: file, Line: 1, Col: 1, Msg: "a manifest is a YAML mapping with name, variants, load and trials (see experiments/io-bound.yaml)"}}
+	}
+	root := doc.Content[0]
+	if profile == "default" {
+		profile = ""
+	}
+	if profile != "" {
+		if err := applyProfile(file, root, profile); err != nil {
+			return nil, err
+		}
+	}
+	pos := positions{"": root}
+	var probs Problems
+	checkKeys(file, root, reflect.TypeOf(Manifest{}), "", pos, &probs)
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	var m Manifest
+	if err := root.Decode(&m); err != nil {
+		return nil, decodeProblems(file, err, pos)
+	}
+	m.File = file
+	m.Profile = profile
+	m.Normalize()
+	if probs := m.validate(pos); len(probs) > 0 {
+		return nil, probs
+	}
+	return &m, nil
+}
+
+// ProfileNames lists the profiles a manifest file offers (plus "default").
+func ProfileNames(m *Manifest) []string {
+	names := []string{"default"}
+	for n := range m.Profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names[1:])
+	return names
+}
+
+var lineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+func syntaxProblem(file string, err error) Problem {
+	msg := err.Error()
+	if m := lineRE.FindStringSubmatch(msg); m != nil {
+		var line int
+		fmt.Sscan(m[1], &line)
+		return Problem{File: file, Line: line, Col: 1, Msg: "YAML syntax: " + m[2] + " (check indentation and quoting on this line)"}
+	}
+	return Problem{File: file, Msg: "YAML syntax: " + strings.TrimPrefix(msg, "yaml: ")}
+}
+
+// decodeProblems turns yaml.v3 type errors into problems with a fix hint.
+func decodeProblems(file string, err error, pos positions) Problems {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return Problems{{File: file, Msg: err.Error()}}
+	}
+	var out Problems
+	for _, e := range te.Errors {
+		p := Problem{File: file}
+		msg := e
+		if m := lineRE.FindStringSubmatch(e); m != nil {
+			fmt.Sscan(m[1], &p.Line)
+			msg = m[2]
+		}
+		p.Field, p.Col = fieldAtLine(pos, p.Line)
+		switch {
+		case strings.Contains(msg, "time.Duration"):
+			msg += " (write a duration with a unit, like 300ms, 15s or 2m)"
+		case strings.Contains(msg, "into int"), strings.Contains(msg, "into float"):
+			msg += " (write a number)"
+		case strings.Contains(msg, "into bool"):
+			msg += " (write true or false)"
+		case strings.Contains(msg, "into []"):
+			msg += " (write a list: [a, b] or one '- item' per line)"
+		case strings.Contains(msg, "into map"), strings.Contains(msg, "into experiments."), strings.Contains(msg, "into stats."):
+			msg += " (write a mapping: key: value)"
+		}
+		p.Msg = msg
+		out = append(out, p)
+	}
+	return out
+}
+
+// fieldAtLine finds the deepest known field whose value starts on line.
+func fieldAtLine(pos positions, line int) (string, int) {
+	best, col := "", 0
+	for path, n := range pos {
+		if n.Line == line && len(path) > len(best) {
+			best, col = path, n.Column
+		}
+	}
+	return best, col
+}
+
+// applyProfile overlays profiles.<name> onto root: mappings merge key by
+// key, everything else is replaced. Values keep their own line numbers.
+func applyProfile(file string, root *yaml.Node, name string) error {
+	profiles := mapValue(root, "profiles")
+	var overlay *yaml.Node
+	var names []string
+	if profiles != nil && profiles.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(profiles.Content); i += 2 {
+			names = append(names, profiles.Content[i].Value)
+			if profiles.Content[i].Value == name {
+				overlay = profiles.Content[i+1]
+			}
+		}
+	}
+	if overlay == nil {
+		have := "this manifest has no profiles"
+		if len(names) > 0 {
+			have = "this manifest has: default, " + strings.Join(names, ", ")
+		}
+		return Problems{{File: file, Field: "profiles", Msg: fmt.Sprintf("unknown profile %q (%s)", name, have)}}
+	}
+	if overlay.Kind != yaml.MappingNode {
+		return Problems{{File: file, Line: overlay.Line, Col: overlay.Column, Field: "profiles." + name, Msg: "a profile is a mapping of the manifest keys it overrides, e.g. {trials: 2, load: {burst: 50}}"}}
+	}
+	for i := 0; i+1 < len(overlay.Content); i += 2 {
+		if k := overlay.Content[i].Value; k == "profiles" || k == "name" {
+			n := overlay.Content[i]
+			return Problems{{File: file, Line: n.Line, Col: n.Column, Field: "profiles." + name + "." + k, Msg: "a profile cannot change " + k + " (remove it from the profile)"}}
+		}
+	}
+	merge(root, overlay)
+	return nil
+}
+
+func merge(dst, src *yaml.Node) {
+	for i := 0; i+1 < len(src.Content); i += 2 {
+		k, v := src.Content[i], src.Content[i+1]
+		found := false
+		for j := 0; j+1 < len(dst.Content); j += 2 {
+			if dst.Content[j].Value == k.Value {
+				found = true
+				if dst.Content[j+1].Kind == yaml.MappingNode && v.Kind == yaml.MappingNode {
+					merge(dst.Content[j+1], v)
+				} else {
+					dst.Content[j+1] = v
+				}
+			}
+		}
+		if !found {
+			dst.Content = append(dst.Content, k, v)
+		}
+	}
+}
+
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+var (
+	durationType = reflect.TypeOf(time.Duration(0))
+	nodeType     = reflect.TypeOf(yaml.Node{})
+	variantsType = reflect.TypeOf(Variants{})
+	sweepType    = reflect.TypeOf(Sweep{})
+)
+
+// checkKeys walks n against type t, reporting unknown keys with their
+// position and recording the position of every known field in pos.
+func checkKeys(file string, n *yaml.Node, t reflect.Type, path string, pos positions, probs *Problems) {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	pos[path] = n
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == nodeType || t == durationType:
+		return
+	case t == variantsType || t == sweepType:
+		if n.Kind != yaml.MappingNode {
+			return // the decoder reports the type error
+		}
+		elem := reflect.TypeOf(Variant{})
+		if t == sweepType {
+			elem = reflect.TypeOf(SweepDim{})
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			checkKeys(file, n.Content[i+1], elem, join(path, n.Content[i].Value), pos, probs)
+		}
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			return
+		}
+		fields := yamlFields(t)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			ft, ok := fields[k.Value]
+			if !ok {
+				*probs = append(*probs, Problem{File: file, Line: k.Line, Col: k.Column, Field: join(path, k.Value),
+					Msg: fmt.Sprintf("unknown key %q%s (known keys here: %s)", k.Value, suggest(k.Value, fields), strings.Join(sortedKeys(fields), ", "))})
+				continue
+			}
+			checkKeys(file, v, ft, join(path, k.Value), pos, probs)
+		}
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			return
+		}
+		for i, c := range n.Content {
+			checkKeys(file, c, t.Elem(), fmt.Sprintf("%s[%d]", path, i), pos, probs)
+		}
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			checkKeys(file, n.Content[i+1], t.Elem(), join(path, n.Content[i].Value), pos, probs)
+		}
+	}
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// yamlFields maps the YAML keys of struct t (inline structs flattened) to field types.
+func yamlFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("yaml")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if strings.Contains(opts, "inline") {
+			for k, v := range yamlFields(f.Type) {
+				out[k] = v
+			}
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+func sortedKeys(m map[string]reflect.Type) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// suggest proposes the closest known key for a likely typo.
+func suggest(key string, fields map[string]reflect.Type) string {
+	best, bestD := "", 3
+	for k := range fields {
+		if d := levenshtein(key, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(", did you mean %q?", best)
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+func lineMsg(n *yaml.Node, msg string) string { return fmt.Sprintf("line %d: %s", n.Line, msg) }

@@ -1,0 +1,195 @@
+package experiments
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const valid = `name: demo
+title: A demo
+question: Does it work?
+variants:
+  platform: {target: spring-mvc}
+  own: {command: [./server, --port, "{port}"], ready: /health}
+load:
+  model: burst
+  burst: 300
+  requests: [{path: "/io?ms=10"}]
+  warmup: 1s
+trials: 3
+profiles:
+  smoke: {trials: 2, load: {burst: 50}}
+`
+
+func TestParseValid(t *testing.T) {
+	m, err := Parse("demo.yaml", []byte(valid), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{m.Variants[0].Name, m.Variants[1].Name}; got[0] != "platform" || got[1] != "own" {
+		t.Errorf("variants out of manifest order: %v", got)
+	}
+	g := m.Measured()
+	if g == nil || g.Name != "main" || g.Burst != 300 || g.Requests[0].Method != "GET" || !*g.KeepAlive || g.CountHeader != "X-Thread" {
+		t.Errorf("inline load not normalized into group main: %+v", g)
+	}
+	if m.Variants[0].Ready != "/actuator/health" || m.Variants[1].Ready != "/health" {
+		t.Errorf("ready defaults wrong: %q %q", m.Variants[0].Ready, m.Variants[1].Ready)
+	}
+	if m.Primary() != "wall_ms" || m.Services.Database != "h2" || !*m.FreshJVM || m.Order != "interleaved" {
+		t.Errorf("defaults: primary %s db %s fresh %v order %s", m.Primary(), m.Services.Database, *m.FreshJVM, m.Order)
+	}
+}
+
+func TestProfileOverlay(t *testing.T) {
+	m, err := Parse("demo.yaml", []byte(valid), "smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// trials replaced; burst replaced; requests and warmup kept from the base.
+	if m.Trials != 2 || m.Measured().Burst != 50 || m.Measured().Requests[0].Path != "/io?ms=10" || m.Load.Warmup.String() != "1s" {
+		t.Errorf("smoke overlay: trials %d burst %d path %q warmup %s", m.Trials, m.Measured().Burst, m.Measured().Requests[0].Path, m.Load.Warmup)
+	}
+	if m.Profile != "smoke" {
+		t.Errorf("profile not recorded: %q", m.Profile)
+	}
+}
+
+func TestNormalizeIdempotent(t *testing.T) {
+	m, err := Parse("demo.yaml", []byte(valid), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b1, err := Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, err := Parse("again.yaml", b1, "")
+	if err != nil {
+		t.Fatalf("normalized manifest does not load back: %v\n%s", err, b1)
+	}
+	b2, _ := Marshal(m2)
+	if string(b1) != string(b2) {
+		t.Errorf("normalizing twice changed the manifest:\n%s\n---\n%s", b1, b2)
+	}
+}
+
+// TestProblems checks the exact message for each kind of bad input: the
+// file, line and column, the field, and how to fix it.
+func TestProblems(t *testing.T) {
+	tests := []struct {
+		name    string
+		reason  string
+		edit    func(string) string
+		profile string
+		want    []string
+	}{
+		{"unknown key", "typos must not be silently ignored",
+			func(s string) string { return strings.Replace(s, "trials: 3", "trails: 3", 1) }, "",
+			[]string{`demo.yaml:12:1: trails: unknown key "trails", did you mean "trials"? (known keys here: claims, cooldown, fresh_jvm, load, name, notes, order, pinning, profile, profiles, question, seed, services, source, startup, sweep, title, trials, variants)`}},
+		{"unknown nested key", "strictness applies at every depth",
+			func(s string) string { return strings.Replace(s, "{target: spring-mvc}", "{target: spring-mvc, propertys: {a: b}}", 1) }, "",
+			[]string{`demo.yaml:5:34: variants.platform.propertys: unknown key "propertys", did you mean "properties"?`}},
+		{"wrong type", "a number where a duration belongs",
+			func(s string) string { return strings.Replace(s, "warmup: 1s", "warmup: 15", 1) }, "",
+			[]string{"demo.yaml:11:11: cannot unmarshal !!int `15` into time.Duration (write a duration with a unit, like 300ms, 15s or 2m)"}},
+		{"wrong type int", "a word where a count belongs",
+			func(s string) string { return strings.Replace(s, "trials: 3", "trials: many", 1) }, "",
+			[]string{"demo.yaml:12:9: trials: cannot unmarshal !!str `many` into int (write a number)"}},
+		{"missing variants", "nothing to run",
+			func(s string) string {
+				return strings.Replace(strings.Replace(s, "  platform: {target: spring-mvc}\n", "", 1), "  own: {command: [./server, --port, \"{port}\"], ready: /health}\n", "", 1)
+			}, "",
+			[]string{"demo.yaml:4:10: variants: no variants (add at least one, e.g. platform: {target: spring-mvc})"}},
+		{"negative trials", "a count below one",
+			func(s string) string { return strings.Replace(s, "trials: 3", "trials: -3", 1) }, "",
+			[]string{"demo.yaml:12:9: trials: must be at least 1 (got -3); 6 or more give a confidence interval"}},
+		{"port missing", "threadlab cannot tell the command where to listen",
+			func(s string) string { return strings.Replace(s, `"{port}"`, "8080", 1) }, "",
+			[]string{`demo.yaml:6:18: variants.own.command: no argument contains {port} (threadlab picks a free port and puts it there, e.g. [./server, --port, "{port}"])`}},
+		{"unknown target", "a typo in a built-in target",
+			func(s string) string { return strings.Replace(s, "target: spring-mvc", "target: spring-mcv", 1) }, "",
+			[]string{`demo.yaml:5:22: variants.platform.target: unknown target "spring-mcv" (use spring-mvc or spring-webflux, or command: [...] for your own service)`}},
+		{"bad model", "models are a closed set",
+			func(s string) string { return strings.Replace(s, "model: burst", "model: bursty", 1) }, "",
+			[]string{`demo.yaml:8:10: load.model: "bursty" is not a load model (use closed, open, burst, ramp)`}},
+		{"unknown profile", "the error lists the profiles there are",
+			func(s string) string { return s }, "fast",
+			[]string{`demo.yaml: profiles: unknown profile "fast" (this manifest has: default, smoke)`}},
+		{"several at once", "every problem is reported, not just the first",
+			func(s string) string {
+				return strings.Replace(strings.Replace(s, "trials: 3", "trials: 0", 1), "burst: 300", "burst: -1", 1)
+			}, "",
+			[]string{"load.burst: a burst model needs burst > 0", "load: users, burst, rate and max_in_flight must not be negative"}},
+		{"syntax", "broken YAML names the line",
+			func(s string) string { return strings.Replace(s, "trials: 3", "trials: [3", 1) }, "",
+			[]string{"demo.yaml:", "YAML syntax:"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("demo.yaml", []byte(tt.edit(valid)), tt.profile)
+			if err == nil {
+				t.Fatalf("%s: no error", tt.reason)
+			}
+			var ps Problems
+			if !errors.As(err, &ps) {
+				t.Fatalf("%s: error is %T, want Problems: %v", tt.reason, err, err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%s:\n got: %s\nwant: %s", tt.reason, err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "nope.yaml"), "")
+	if err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestCatalog loads every manifest in the catalog under every profile.
+func TestCatalog(t *testing.T) {
+	files, _ := filepath.Glob("*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no manifests in experiments/")
+	}
+	for _, f := range files {
+		m, err := Load(f, "")
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if _, ok := m.Profiles["smoke"]; !ok {
+			t.Errorf("%s has no smoke profile", f)
+		}
+		for _, p := range ProfileNames(m) {
+			if _, err := Load(f, p); err != nil {
+				t.Errorf("%s --profile %s: %v", f, p, err)
+			}
+		}
+		if strings.TrimSuffix(filepath.Base(f), ".yaml") != m.Name {
+			t.Errorf("%s: name %q must match the file name", f, m.Name)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(valid))
+	if b, err := os.ReadFile("io-bound.yaml"); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte("name: [\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := Parse("fuzz.yaml", data, "")
+		if err == nil && m == nil {
+			t.Fatal("nil manifest without error")
+		}
+	})
+}

@@ -1,0 +1,233 @@
+// Package experiments owns threadlab's experiment manifests: the YAML schema,
+// strict decoding with positions, profiles, defaults, validation and the
+// methodology lint. The *.yaml files next to this package are the catalog.
+//
+// Data flow: Load reads a file, overlays the chosen profile at the YAML node
+// level (so every value keeps the line it came from), rejects unknown keys,
+// decodes into Manifest, fills defaults in one place (Normalize) and
+// validates everything at once. The pipeline receives the normalized
+// Manifest and saves its YAML form with the run.
+package experiments
+
+import (
+	"time"
+
+	"github.com/threadlab/threadlab/pipeline/stats"
+	"gopkg.in/yaml.v3"
+)
+
+// Manifest describes one experiment: what runs (variants), at which sweep
+// points, under which load, how often, and what the seed write-up claimed.
+type Manifest struct {
+	Name     string   `yaml:"name"`
+	Title    string   `yaml:"title"`
+	Question string   `yaml:"question"`
+	Source   string   `yaml:"source,omitempty"` // the seed write-up, e.g. 000_e13457918b96bd9b.txt
+	Notes    string   `yaml:"notes,omitempty"`
+	Services Services `yaml:"services,omitempty"`
+	Variants Variants `yaml:"variants"`
+	Sweep    Sweep    `yaml:"sweep,omitempty"`
+	Load     LoadSpec `yaml:"load"`
+	Trials   int      `yaml:"trials"`
+	// Order is "interleaved" (trial k of every cell before trial k+1, cells
+	// shuffled per round with Seed) or "sequential" (all trials of a cell in a row).
+	Order string `yaml:"order"`
+	// Seed drives the shuffle and the load's random paths; 0 means pick one and record it.
+	Seed int64 `yaml:"seed,omitempty"`
+	// FreshJVM starts a new target process for every trial (the default, as JMH forks).
+	FreshJVM *bool    `yaml:"fresh_jvm,omitempty"`
+	Startup  Startup  `yaml:"startup,omitempty"`
+	CoolDown CoolDown `yaml:"cooldown,omitempty"`
+	Pinning  Pinning  `yaml:"pinning,omitempty"`
+	Claims   []Claim  `yaml:"claims,omitempty"`
+
+	Profiles map[string]yaml.Node `yaml:"profiles,omitempty"`
+
+	// Set by Load, not by the author.
+	Profile string `yaml:"profile,omitempty"`
+	File    string `yaml:"-"`
+}
+
+// Services are the dependencies threadlab starts for the targets.
+type Services struct {
+	// Downstream is the slow HTTP dependency (seed 001); nil means none.
+	Downstream *Downstream `yaml:"downstream,omitempty"`
+	// Database is "h2" (embedded, in-memory; the default) or "postgres"
+	// (a throw-away cluster threadlab creates and removes).
+	Database string `yaml:"database,omitempty"`
+	// Orders is the number of seeded orders (customers = orders/10).
+	Orders int `yaml:"orders,omitempty"`
+}
+
+// Downstream configures the slow downstream service.
+type Downstream struct {
+	Delay time.Duration `yaml:"delay"`
+}
+
+// Variant is one system under test: a built-in target with Spring
+// properties, or any command that serves HTTP on {port}.
+type Variant struct {
+	Name       string            `yaml:"-"`
+	Target     string            `yaml:"target,omitempty"`  // spring-mvc | spring-webflux
+	Command    []string          `yaml:"command,omitempty"` // argv; {port} and {downstream} are replaced
+	Ready      string            `yaml:"ready,omitempty"`   // path polled until 2xx
+	Metrics    string            `yaml:"metrics,omitempty"` // Prometheus path, optional for commands
+	Properties map[string]string `yaml:"properties,omitempty"`
+	JVM        []string          `yaml:"jvm,omitempty"`
+	Env        map[string]string `yaml:"env,omitempty"`
+	Describe   string            `yaml:"describe,omitempty"`
+}
+
+// Variants keeps manifest order, which is the order of every table and chart.
+type Variants []Variant
+
+// SweepDim is one swept parameter: a Spring property of the target, or a
+// load parameter (users, rate, burst).
+type SweepDim struct {
+	Name     string   `yaml:"-"`
+	Property string   `yaml:"property,omitempty"`
+	Load     string   `yaml:"load,omitempty"`
+	Values   []string `yaml:"values"`
+}
+
+// Sweep keeps manifest order; points are the cartesian product.
+type Sweep []SweepDim
+
+// Request is one entry of the request mix.
+type Request struct {
+	Method  string            `yaml:"method,omitempty"`
+	Path    string            `yaml:"path"`
+	Headers map[string]string `yaml:"headers,omitempty"`
+	Body    string            `yaml:"body,omitempty"`
+	Weight  int               `yaml:"weight,omitempty"`
+}
+
+// Stage is a ramp step.
+type Stage struct {
+	Duration time.Duration `yaml:"duration"`
+	Users    int           `yaml:"users,omitempty"`
+	Rate     float64       `yaml:"rate,omitempty"`
+}
+
+// Group is one stream of requests in a trial (see load.Group).
+type Group struct {
+	Name           string          `yaml:"name,omitempty"`
+	Model          string          `yaml:"model,omitempty"` // closed | open | burst | ramp
+	Users          int             `yaml:"users,omitempty"`
+	Think          []time.Duration `yaml:"think,omitempty"` // [min, max]
+	Rate           float64         `yaml:"rate,omitempty"`
+	MaxInFlight    int             `yaml:"max_in_flight,omitempty"`
+	Burst          int             `yaml:"burst,omitempty"`
+	Stages         []Stage         `yaml:"stages,omitempty"`
+	Smooth         bool            `yaml:"smooth,omitempty"`
+	Start          time.Duration   `yaml:"start,omitempty"`
+	Duration       time.Duration   `yaml:"duration,omitempty"`
+	Requests       []Request       `yaml:"requests,omitempty"`
+	KeepAlive      *bool           `yaml:"keepalive,omitempty"`
+	Timeout        time.Duration   `yaml:"timeout,omitempty"`
+	ConnectTimeout time.Duration   `yaml:"connect_timeout,omitempty"`
+	CountHeader    string          `yaml:"count_header,omitempty"`
+}
+
+// LoadSpec is the traffic of one trial: one group inline, or several groups.
+type LoadSpec struct {
+	Group  `yaml:",inline"`
+	Groups []Group `yaml:"groups,omitempty"`
+	// Measure names the group whose numbers answer the question (default: the only or first group).
+	Measure string `yaml:"measure,omitempty"`
+	// Warmup is untimed load through the identical code path before each
+	// trial's measurement (seed 000's JIT bug); bursts repeat until it has passed.
+	Warmup time.Duration `yaml:"warmup,omitempty"`
+}
+
+// Startup bounds how long a target may take to become ready.
+type Startup struct {
+	Timeout time.Duration `yaml:"timeout,omitempty"`
+	// OnFailure is "stop" (default: end the run, keep finished trials) or
+	// "continue" (record the trial as failed and go on).
+	OnFailure string `yaml:"on_failure,omitempty"`
+}
+
+// CoolDown is the gate before each trial: wait until the host is quiet.
+type CoolDown struct {
+	MaxBusyPct float64       `yaml:"max_busy_pct,omitempty"`
+	MaxWait    time.Duration `yaml:"max_wait,omitempty"`
+	Pause      time.Duration `yaml:"pause,omitempty"` // fixed pause after a target stops
+}
+
+// Pinning puts target, services and generator on CPU lists like "1" or "0-1".
+type Pinning struct {
+	Target    string `yaml:"target,omitempty"`
+	Services  string `yaml:"services,omitempty"`
+	Generator string `yaml:"generator,omitempty"`
+}
+
+// Claim is a statement from the seed with a check the data can settle.
+type Claim struct {
+	ID       string      `yaml:"id"`
+	Says     string      `yaml:"says"`
+	Check    stats.Check `yaml:"check"`
+	Decision *Decision   `yaml:"decision,omitempty"`
+}
+
+// Decision is the row of the decision framework a supported claim backs.
+type Decision struct {
+	When string `yaml:"when"`
+	Pick string `yaml:"pick"`
+	Then string `yaml:"then,omitempty"`
+}
+
+// UnmarshalYAML reads variants from a mapping, keeping order.
+func (v *Variants) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return &yaml.TypeError{Errors: []string{lineMsg(n, "variants must be a mapping of name: {target: ...} or name: {command: [...]}")}}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		var x Variant
+		if err := n.Content[i+1].Decode(&x); err != nil {
+			return err
+		}
+		x.Name = n.Content[i].Value
+		*v = append(*v, x)
+	}
+	return nil
+}
+
+// MarshalYAML writes variants back as an ordered mapping.
+func (v Variants) MarshalYAML() (any, error) {
+	return orderedMap(len(v), func(i int) (string, any) { return v[i].Name, v[i] })
+}
+
+// UnmarshalYAML reads sweep dimensions from a mapping, keeping order.
+func (s *Sweep) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return &yaml.TypeError{Errors: []string{lineMsg(n, "sweep must be a mapping of name: {property: ..., values: [...]}")}}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		var d SweepDim
+		if err := n.Content[i+1].Decode(&d); err != nil {
+			return err
+		}
+		d.Name = n.Content[i].Value
+		*s = append(*s, d)
+	}
+	return nil
+}
+
+// MarshalYAML writes the sweep back as an ordered mapping.
+func (s Sweep) MarshalYAML() (any, error) {
+	return orderedMap(len(s), func(i int) (string, any) { return s[i].Name, s[i] })
+}
+
+func orderedMap(n int, at func(int) (string, any)) (any, error) {
+	m := &yaml.Node{Kind: yaml.MappingNode}
+	for i := 0; i < n; i++ {
+		k, v := at(i)
+		var val yaml.Node
+		if err := val.Encode(v); err != nil {
+			return nil, err
+		}
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &val)
+	}
+	return m, nil
+}

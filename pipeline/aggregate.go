@@ -1,0 +1,249 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/report"
+	"github.com/threadlab/threadlab/pipeline/stats"
+)
+
+// Aggregate summarizes every cell and metric across the valid trials and
+// compares the variants at each point; the results go to summary.csv and
+// comparisons.csv.
+type Aggregate struct{}
+
+func (Aggregate) Name() string { return "aggregate" }
+
+// compared are the metrics put side by side in comparisons.csv, besides the primary one.
+var compared = []string{"rps", "wall_ms", "p50_ms", "p99_ms"}
+
+func (Aggregate) Run(ctx context.Context, s *State) error {
+	trials, err := record.ReadCSV[record.Trial](s.Dir, record.TrialsFile)
+	if err != nil {
+		return err
+	}
+	if len(trials) == 0 {
+		return nil
+	}
+	cells := groupTrials(trials)
+	var rows []record.Summary
+	for _, k := range cellOrder(s, cells) {
+		for _, metric := range experiments.Metrics {
+			xs := values(cells[k], metric)
+			if len(xs) == 0 {
+				continue
+			}
+			sum := stats.Summarize(xs)
+			rows = append(rows, record.Summary{
+				Variant: k.Variant, Point: k.Point, Group: k.Group, Metric: metric, N: sum.N,
+				Median: sum.Median, Low: sum.Low, High: sum.High, Confidence: sum.Confidence,
+				Min: sum.Min, Max: sum.Max, Mean: sum.Mean, IQR: sum.IQR, CVPct: 100 * sum.CV,
+				Flags: strings.Join(stats.Codes(stats.Flags(xs, stats.HigherIsBetter(metric))), ";"),
+			})
+		}
+	}
+	if err := record.WriteCSV(s.Dir, record.SummaryFile, rows); err != nil {
+		return err
+	}
+	return record.WriteCSV(s.Dir, record.ComparisonsFile, comparisons(s, cells))
+}
+
+// groupTrials collects the valid trials of each cell in execution order.
+func groupTrials(trials []record.Trial) map[record.CellKey][]record.Trial {
+	slices.SortStableFunc(trials, func(a, b record.Trial) int { return a.Seq - b.Seq })
+	out := map[record.CellKey][]record.Trial{}
+	for _, t := range trials {
+		if t.Valid {
+			out[t.Key()] = append(out[t.Key()], t)
+		}
+	}
+	return out
+}
+
+// cellOrder lists cells in manifest order: point, then variant, then group.
+func cellOrder(s *State, cells map[record.CellKey][]record.Trial) []record.CellKey {
+	var out []record.CellKey
+	for _, p := range Points(s.M) {
+		for _, v := range s.M.Variants {
+			for _, g := range s.Meta.Groups {
+				k := record.CellKey{Variant: v.Name, Point: record.FormatPoint(p), Group: g}
+				if _, ok := cells[k]; ok {
+					out = append(out, k)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// values extracts one metric from trials.
+func values(ts []record.Trial, metric string) []float64 {
+	var xs []float64
+	for _, t := range ts {
+		if x, ok := Metric(t, metric); ok && !math.IsNaN(x) {
+			xs = append(xs, x)
+		}
+	}
+	return xs
+}
+
+// Metric reads a trials.csv column by name.
+func Metric(t record.Trial, name string) (float64, bool) {
+	switch name {
+	case "rps":
+		return t.RPS, true
+	case "requests":
+		return float64(t.Requests), true
+	case "errors":
+		return float64(t.Errors), true
+	case "error_pct":
+		return t.ErrorPct, true
+	case "p50_ms":
+		return t.P50Ms, true
+	case "p90_ms":
+		return t.P90Ms, true
+	case "p99_ms":
+		return t.P99Ms, true
+	case "p999_ms":
+		return t.P999Ms, true
+	case "max_ms":
+		return t.MaxMs, true
+	case "mean_ms":
+		return t.MeanMs, true
+	case "wall_ms":
+		return t.WallMs, true
+	case "distinct_threads":
+		return float64(t.DistinctThreads), true
+	case "target_cpu_pct":
+		return t.TargetCPUPct, true
+	case "target_peak_threads":
+		return float64(t.TargetThreads), true
+	case "target_peak_rss_mb":
+		return t.TargetRSSMB, true
+	case "gen_cpu_pct":
+		return t.GenCPUPct, true
+	}
+	return 0, false
+}
+
+// comparisons puts every variant against the first one (the baseline) at
+// each point, per metric, with Holm's correction across each metric's family.
+func comparisons(s *State, cells map[record.CellKey][]record.Trial) []record.Comparison {
+	metrics := []string{s.M.Primary()}
+	for _, m := range compared {
+		if !slices.Contains(metrics, m) {
+			metrics = append(metrics, m)
+		}
+	}
+	group := s.M.Load.Measure
+	base := s.M.Variants[0].Name
+	var out []record.Comparison
+	for _, metric := range metrics {
+		var fam []stats.Comparison
+		var where []record.Comparison
+		for _, p := range Points(s.M) {
+			pt := record.FormatPoint(p)
+			a := values(cells[record.CellKey{Variant: base, Point: pt, Group: group}], metric)
+			for _, v := range s.M.Variants[1:] {
+				b := values(cells[record.CellKey{Variant: v.Name, Point: pt, Group: group}], metric)
+				if len(a) == 0 || len(b) == 0 {
+					continue
+				}
+				c := stats.Compare(a, b, 0)
+				fam = append(fam, c)
+				where = append(where, record.Comparison{Point: pt, Group: group, Metric: metric, A: base, B: v.Name})
+			}
+		}
+		stats.AdjustHolm(fam)
+		for i, c := range fam {
+			r := where[i]
+			r.MedianA, r.MedianB, r.DeltaPct = c.MedianA, c.MedianB, 100*c.Delta
+			r.P, r.PAdj, r.Verdict, r.Note = c.P, c.PAdj, c.Verdict, c.Note
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Claims gives every claim of the manifest a verdict with its evidence.
+type Claims struct{}
+
+func (Claims) Name() string { return "claims" }
+
+func (Claims) Run(ctx context.Context, s *State) error {
+	if len(s.M.Claims) == 0 {
+		return nil
+	}
+	trials, err := record.ReadCSV[record.Trial](s.Dir, record.TrialsFile)
+	if err != nil {
+		return err
+	}
+	cells := groupTrials(trials)
+	var out []record.Verdict
+	for _, c := range s.M.Claims {
+		group := c.Check.Group
+		if group == "" {
+			group = s.M.Load.Measure
+		}
+		var sc []stats.Cell
+		for k, ts := range cells {
+			if k.Group != group {
+				continue
+			}
+			sc = append(sc, stats.Cell{Variant: k.Variant, Point: record.ParsePoint(k.Point), Group: k.Group, Metric: c.Check.Metric, Values: values(ts, c.Check.Metric)})
+		}
+		slices.SortFunc(sc, func(a, b stats.Cell) int {
+			return strings.Compare(a.Variant+record.FormatPoint(a.Point), b.Variant+record.FormatPoint(b.Point))
+		})
+		v := stats.Evaluate(c.ID, c.Says, c.Check, sc, s.M.Seed)
+		rv := record.Verdict{ID: v.ID, Says: v.Says, Status: v.Status, Evidence: v.Evidence,
+			Ratio: finite(v.Ratio), Low: finite(v.Low), High: finite(v.High), P: finite(v.P), Flags: v.Flags}
+		if d := c.Decision; d != nil {
+			rv.Decision = &record.Decision{When: d.When, Pick: d.Pick, Then: d.Then}
+		}
+		out = append(out, rv)
+		s.Logf("claim %s: %s", c.ID, v.Status)
+	}
+	return record.WriteJSON(s.Dir, record.VerdictsFile, out)
+}
+
+// finite maps NaN and infinities to 0 so verdicts.json stays valid JSON.
+func finite(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return x
+}
+
+// Report renders the run's page and the site index from the data alone.
+type Report struct{}
+
+func (Report) Name() string { return "report" }
+
+func (Report) Run(ctx context.Context, s *State) error {
+	if s.Opt.NoReport {
+		return nil
+	}
+	if err := s.saveMeta(); err != nil {
+		return err
+	}
+	r, err := record.Read(s.Dir)
+	if err != nil {
+		return err
+	}
+	page, err := report.Run(r, s.Opt.ReportsDir)
+	if err != nil {
+		return fmt.Errorf("render report: %w", err)
+	}
+	if _, err := report.Index(s.Opt.DataDir, s.Opt.ReportsDir); err != nil {
+		return fmt.Errorf("render index: %w", err)
+	}
+	s.ReportPath = page
+	return nil
+}

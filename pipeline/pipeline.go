@@ -1,0 +1,296 @@
+// Package pipeline runs an experiment: it plans the trials of a manifest,
+// drives the stages (host check, fingerprint, build, services, trials,
+// aggregate, claims, report) over one shared State, and leaves a run
+// directory under data/ and a report under reports/.
+//
+// The pipeline only orchestrates; measuring, statistics, host inspection,
+// storage and rendering live in the leaf packages (load, stats, env,
+// telemetry, record, report). Every finished trial is on disk before the
+// next one starts, so a crash or Ctrl-C loses nothing that was finished,
+// and a run can be resumed.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/record"
+)
+
+// Stage is one step of a run. It returns an error only when the run cannot
+// go on; everything else goes into the state's warnings.
+type Stage interface {
+	Name() string
+	Run(ctx context.Context, s *State) error
+}
+
+// Stages is the default pipeline. Reading it tells what a run does.
+func Stages() []Stage {
+	return []Stage{
+		HostCheck{},
+		Fingerprint{},
+		Build{},
+		Services{},
+		Trials{},
+		Aggregate{},
+		Claims{},
+		Report{},
+	}
+}
+
+// finishing are the stages that still run after an interruption, on the
+// trials that finished, so an interrupted run still has its summary and report.
+func finishing(st Stage) bool {
+	switch st.(type) {
+	case Aggregate, Claims, Report:
+		return true
+	}
+	return false
+}
+
+// Options configure a run; none of them changes a measurement.
+type Options struct {
+	DataDir    string    // default "data"
+	ReportsDir string    // default "reports"
+	TargetsDir string    // the Maven project of the built-in targets; default "env/targets"
+	RunID      string    // default: UTC time stamp
+	Resume     string    // an existing run directory to continue
+	Command    string    // how the run was started, for "how to reproduce"
+	Log        io.Writer // plain log lines; default io.Discard
+	Progress   Progress  // live display; default none
+	Launcher   Launcher  // default Processes{}
+	Stages     []Stage   // default Stages()
+	NoReport   bool      // skip rendering (tests of the data alone)
+}
+
+// State is what the stages share.
+type State struct {
+	M        *experiments.Manifest
+	Opt      Options
+	Dir      string // the run directory
+	Meta     record.Meta
+	Jobs     []Job
+	Done     map[string]bool // jobs already on disk (resume)
+	JavaHome string
+	Jars     map[string]string // built-in target -> jar
+	// ServiceProps are the Spring properties pointing targets at the services.
+	ServiceProps map[string]string
+	// ServiceSubst replaces {name} in command variants (e.g. {downstream}).
+	ServiceSubst map[string]string
+	Components   map[string]string // versions of the targets' frameworks
+	ReportPath   string            // the rendered report page
+
+	mu       sync.Mutex
+	cleanups []func()
+}
+
+// Warn records a warning for the report and the log.
+func (s *State) Warn(format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	s.mu.Lock()
+	s.Meta.Warnings = append(s.Meta.Warnings, msg)
+	s.mu.Unlock()
+	s.Logf("warning: %s", msg)
+}
+
+// Logf writes a plain log line.
+func (s *State) Logf(format string, a ...any) {
+	if s.Opt.Log != nil {
+		fmt.Fprintf(s.Opt.Log, format+"\n", a...)
+	}
+}
+
+// OnCleanup registers f to run when the run ends, however it ends (LIFO).
+func (s *State) OnCleanup(f func()) {
+	s.mu.Lock()
+	s.cleanups = append(s.cleanups, f)
+	s.mu.Unlock()
+}
+
+func (s *State) cleanup() {
+	s.mu.Lock()
+	fs := s.cleanups
+	s.cleanups = nil
+	s.mu.Unlock()
+	for i := len(fs) - 1; i >= 0; i-- {
+		fs[i]()
+	}
+}
+
+// saveMeta rewrites run.json.
+func (s *State) saveMeta() error { return record.WriteJSON(s.Dir, record.RunFile, s.Meta) }
+
+// Run executes the manifest and returns the run directory. On an error or
+// interruption the finished trials stay on disk, the run is marked as such,
+// and the summary and report are still produced from what finished.
+func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, error) {
+	if opt.DataDir == "" {
+		opt.DataDir = "data"
+	}
+	if opt.ReportsDir == "" {
+		opt.ReportsDir = "reports"
+	}
+	if opt.TargetsDir == "" {
+		opt.TargetsDir = filepath.Join("env", "targets")
+	}
+	if opt.Launcher == nil {
+		opt.Launcher = Processes{}
+	}
+	if opt.Stages == nil {
+		opt.Stages = Stages()
+	}
+	s, err := newState(m, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer s.cleanup()
+
+	var runErr error
+	for _, st := range opt.Stages {
+		if runErr != nil && !finishing(st) {
+			continue
+		}
+		stageCtx := ctx
+		if runErr != nil || ctx.Err() != nil {
+			// Summarize what finished even after Ctrl-C, within a bound.
+			var cancel context.CancelFunc
+			stageCtx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+			defer cancel()
+		}
+		s.Logf("== %s", st.Name())
+		if err := st.Run(stageCtx, s); err != nil {
+			if runErr == nil {
+				runErr = fmt.Errorf("%s: %w", st.Name(), err)
+			} else {
+				s.Warn("%s after the run stopped: %v", st.Name(), err)
+			}
+		}
+	}
+	s.Meta.Finished = time.Now().UTC().Format(time.RFC3339)
+	switch {
+	case runErr == nil:
+		s.Meta.State = "complete"
+	case errors.Is(runErr, context.Canceled) || ctx.Err() != nil:
+		s.Meta.State = "interrupted"
+		s.Meta.Error = "interrupted; resume with: threadlab run --resume " + s.Dir
+	default:
+		s.Meta.State = "failed"
+		s.Meta.Error = runErr.Error()
+	}
+	if err := s.saveMeta(); err != nil && runErr == nil {
+		runErr = err
+	}
+	// The report was rendered before the final state was known; render the banner.
+	if runErr != nil && !opt.NoReport {
+		_ = Report{}.Run(context.WithoutCancel(ctx), s)
+	}
+	return s, runErr
+}
+
+func newState(m *experiments.Manifest, opt Options) (*State, error) {
+	s := &State{M: m, Opt: opt, Done: map[string]bool{}, ServiceProps: map[string]string{}, ServiceSubst: map[string]string{}}
+	if opt.Resume != "" {
+		return s, s.resume()
+	}
+	id := opt.RunID
+	if id == "" {
+		id = time.Now().UTC().Format("20060102T150405Z")
+	}
+	s.Dir = filepath.Join(opt.DataDir, m.Name, id)
+	if _, err := os.Stat(s.Dir); err == nil {
+		return nil, fmt.Errorf("run directory %s exists already (pick another run id, or resume it with --resume %s)", s.Dir, s.Dir)
+	}
+	if err := os.MkdirAll(filepath.Join(s.Dir, record.LogsDir), 0o755); err != nil {
+		return nil, fmt.Errorf("create run directory: %w", err)
+	}
+	seed := m.Seed
+	if seed == 0 {
+		seed = time.Now().UnixNano() & 0x7fffffffffff
+	}
+	m.Seed = seed
+	s.Jobs = Schedule(m, seed)
+	host, _ := os.Hostname()
+	s.Meta = record.Meta{
+		ID: id, Experiment: m.Name, Title: m.Title, Question: strings.TrimSpace(m.Question), Source: m.Source,
+		Profile: profileName(m.Profile), Manifest: m.File, Seed: seed, Command: opt.Command,
+		Started: time.Now().UTC().Format(time.RFC3339), State: "running", Trials: m.Trials, Host: host,
+		Measured: m.Load.Measure, Primary: m.Primary(), Version: Version(), Pinning: pinningText(m),
+		TargetCmds: map[string][]string{},
+	}
+	for _, v := range m.Variants {
+		s.Meta.Variants = append(s.Meta.Variants, v.Name)
+	}
+	for _, d := range m.Sweep {
+		s.Meta.SweepKeys = append(s.Meta.SweepKeys, d.Name)
+	}
+	s.Meta.Groups = append(s.Meta.Groups, m.Load.Measure)
+	for _, g := range m.Load.Groups {
+		if g.Name != m.Load.Measure {
+			s.Meta.Groups = append(s.Meta.Groups, g.Name)
+		}
+	}
+	for _, j := range s.Jobs {
+		s.Meta.Order = append(s.Meta.Order, j.key())
+	}
+	manifest, err := experiments.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := record.WriteFile(s.Dir, record.ManifestFile, manifest); err != nil {
+		return nil, err
+	}
+	return s, s.saveMeta()
+}
+
+// resume continues a run directory: same manifest, same seed, same order;
+// jobs already in trials.csv are skipped.
+func (s *State) resume() error {
+	s.Dir = s.Opt.Resume
+	if err := record.ReadJSON(s.Dir, record.RunFile, &s.Meta); err != nil {
+		return fmt.Errorf("resume %s: %w (pass a data/<experiment>/<run-id> directory)", s.Dir, err)
+	}
+	m, err := experiments.Load(filepath.Join(s.Dir, record.ManifestFile), "")
+	if err != nil {
+		return fmt.Errorf("resume %s: %w", s.Dir, err)
+	}
+	m.Profile = s.Meta.Profile
+	s.M = m
+	s.Jobs = Schedule(m, s.Meta.Seed)
+	trials, err := record.ReadCSV[record.Trial](s.Dir, record.TrialsFile)
+	if err != nil {
+		return err
+	}
+	for _, t := range trials {
+		s.Done[jobKey(t.Variant, t.Point, t.Trial)] = true
+	}
+	s.Meta.State = "running"
+	s.Meta.Error = ""
+	if s.Meta.TargetCmds == nil {
+		s.Meta.TargetCmds = map[string][]string{}
+	}
+	s.Logf("resuming %s: %d of %d trials already done", s.Dir, len(s.Done), len(s.Jobs))
+	return s.saveMeta()
+}
+
+func profileName(p string) string {
+	if p == "" {
+		return "default"
+	}
+	return p
+}
+
+func pinningText(m *experiments.Manifest) string {
+	p := m.Pinning
+	if p.Target == "" && p.Generator == "" && p.Services == "" {
+		return "none: target, services and load generator shared all cores"
+	}
+	return fmt.Sprintf("target CPUs %q, services CPUs %q, generator CPUs %q", p.Target, p.Services, p.Generator)
+}

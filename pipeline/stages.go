@@ -1,0 +1,180 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/threadlab/threadlab/env"
+	"github.com/threadlab/threadlab/env/downstream"
+	"github.com/threadlab/threadlab/env/postgres"
+	"github.com/threadlab/threadlab/env/targets"
+	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/record"
+)
+
+// version is set by the Makefile (-ldflags -X) to git describe.
+var version = "dev"
+
+// Version is threadlab's version string.
+func Version() string {
+	if version != "dev" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return version
+}
+
+// HostCheck records the host check; failures are warnings, never fixed silently.
+type HostCheck struct{}
+
+func (HostCheck) Name() string { return "host check" }
+
+func (HostCheck) Run(ctx context.Context, s *State) error {
+	req := env.Requirements{}
+	for _, g := range s.M.Load.Groups {
+		req.Connections += max(g.Users, g.Burst, g.MaxInFlight)
+	}
+	for _, d := range s.M.Sweep {
+		if d.Load == "users" || d.Load == "burst" {
+			for _, v := range d.Values {
+				if n, err := strconv.Atoi(v); err == nil && n > req.Connections {
+					req.Connections = n
+				}
+			}
+		}
+	}
+	checks := env.HostCheck(ctx, req)
+	for _, c := range checks {
+		if c.Status == "fail" {
+			s.Warn("host check %s: %s (want %s); fix: %s", c.Name, c.Value, c.Want, c.Fix)
+		}
+	}
+	return record.WriteJSON(s.Dir, record.HostCheckFile, checks)
+}
+
+// Fingerprint records the machine and software the numbers come from.
+// It runs again after Build so the target versions are known; see Build.
+type Fingerprint struct{}
+
+func (Fingerprint) Name() string { return "fingerprint" }
+
+func (Fingerprint) Run(ctx context.Context, s *State) error {
+	jh := s.JavaHome
+	if jh == "" && s.needsJVM() {
+		jh, _, _ = targets.FindJDK()
+	}
+	var jvm []string
+	for _, v := range s.M.Variants {
+		jvm = append(jvm, v.JVM...)
+	}
+	fp, err := env.Collect(ctx, env.FingerprintOptions{
+		JavaHome: jh, JVMFlags: jvm, Components: s.Components,
+		ManifestPath: s.M.File, RepoDir: ".",
+	})
+	if err != nil {
+		s.Warn("fingerprint incomplete: %v", err)
+		if fp == nil {
+			return nil
+		}
+	}
+	return record.WriteJSON(s.Dir, record.FingerprintFile, fp)
+}
+
+func (s *State) needsJVM() bool {
+	return slices.ContainsFunc(s.M.Variants, func(v experiments.Variant) bool { return v.Target != "" })
+}
+
+// Build finds a JDK and builds the built-in targets (cached by source hash).
+type Build struct{}
+
+func (Build) Name() string { return "build targets" }
+
+func (Build) Run(ctx context.Context, s *State) error {
+	if !s.needsJVM() {
+		return nil
+	}
+	jh, major, err := targets.FindJDK()
+	if err != nil {
+		return err
+	}
+	s.JavaHome = jh
+	s.Logf("JDK %d at %s", major, jh)
+	jars, err := targets.Build(ctx, s.Opt.TargetsDir, s.Opt.Log)
+	if err != nil {
+		return err
+	}
+	s.Jars = jars
+	s.Components = map[string]string{}
+	for _, v := range s.M.Variants {
+		if v.Target == "" {
+			continue
+		}
+		vs, err := targets.Versions(jars[v.Target])
+		if err != nil {
+			s.Warn("versions of %s: %v", v.Target, err)
+			continue
+		}
+		for k, x := range vs {
+			s.Components[v.Target+" "+k] = x
+		}
+	}
+	// Now that the target versions are known, complete the fingerprint.
+	return Fingerprint{}.Run(ctx, s)
+}
+
+// Services starts the downstream service and the database a manifest asks for.
+type Services struct{}
+
+func (Services) Name() string { return "services" }
+
+func (Services) Run(ctx context.Context, s *State) error {
+	m := s.M
+	if d := m.Services.Downstream; d != nil {
+		srv, err := downstream.Start(context.WithoutCancel(ctx), "127.0.0.1:0", d.Delay)
+		if err != nil {
+			return fmt.Errorf("start the downstream service: %w", err)
+		}
+		s.OnCleanup(func() { srv.Close() })
+		s.ServiceProps["threadlab.downstream-url"] = srv.URL()
+		s.ServiceSubst["downstream"] = srv.URL()
+		s.Logf("downstream service at %s (delay %s)", srv.URL(), d.Delay)
+		if m.Pinning.Services != "" {
+			// The downstream service runs inside threadlab; it shares the generator's CPUs.
+			s.Warn("pinning.services applies to PostgreSQL only; the downstream service runs in the generator's process")
+		}
+	}
+	if m.Services.Orders > 0 {
+		s.ServiceProps["threadlab.orders"] = strconv.Itoa(m.Services.Orders)
+	}
+	if m.Services.Database == "postgres" {
+		logf, err := os.Create(filepath.Join(s.Dir, record.LogsDir, "postgres.log"))
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		c, err := postgres.Start(context.WithoutCancel(ctx), logf)
+		if err != nil {
+			logf.Close()
+			return fmt.Errorf("start PostgreSQL: %w", err)
+		}
+		s.OnCleanup(func() {
+			if err := c.Stop(); err != nil {
+				s.Warn("stop PostgreSQL: %v", err)
+			}
+			logf.Close()
+		})
+		for k, v := range c.Properties() {
+			s.ServiceProps[k] = v
+		}
+		s.Logf("PostgreSQL at %s (started in %s)", c.JDBCURL(), time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/threadlab/threadlab/pipeline/record"
+)
+
+// Summary prints the one-screen text summary of a run directory: the
+// primary metric and p99 per cell with their intervals and flags, invalid
+// trials, and the claim verdicts.
+func Summary(w io.Writer, dir string) error {
+	r, err := record.Read(dir)
+	if err != nil {
+		return err
+	}
+	m := r.Meta
+	fmt.Fprintf(w, "\n%s (%s, profile %s, %s)\n", m.Title, m.ID, m.Profile, m.State)
+	get := map[string]record.Summary{}
+	for _, s := range r.Summary {
+		get[s.Variant+"|"+s.Point+"|"+s.Group+"|"+s.Metric] = s
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "variant\tpoint\tn\t%s median [95%% CI]\tp99_ms median\tthreads\tflags\n", m.Primary)
+	points := []string{}
+	seen := map[string]bool{}
+	for _, s := range r.Summary {
+		if !seen[s.Point] {
+			seen[s.Point] = true
+			points = append(points, s.Point)
+		}
+	}
+	for _, p := range points {
+		for _, v := range m.Variants {
+			s, ok := get[v+"|"+p+"|"+m.Measured+"|"+m.Primary]
+			if !ok {
+				continue
+			}
+			p99 := get[v+"|"+p+"|"+m.Measured+"|p99_ms"]
+			th := get[v+"|"+p+"|"+m.Measured+"|distinct_threads"]
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.1f\t%.0f\t%s\n", v, orDash(p), s.N, interval(s), p99.Median, th.Median, orDash(s.Flags))
+		}
+	}
+	tw.Flush()
+	invalid := 0
+	for _, t := range r.Trials {
+		if !t.Valid {
+			invalid++
+		}
+	}
+	if invalid > 0 {
+		fmt.Fprintf(w, "%d trial row(s) invalid and left out of the statistics (see trials.csv, column reason)\n", invalid)
+	}
+	vs, err := r.ReadVerdicts()
+	if err != nil {
+		return err
+	}
+	if len(vs) > 0 {
+		fmt.Fprintln(w, "\nclaims:")
+		for _, v := range vs {
+			fmt.Fprintf(w, "  %-13s %s\n", v.Status, v.Says)
+			if len(v.Evidence) > 0 {
+				fmt.Fprintf(w, "  %-13s %s\n", "", v.Evidence[0])
+			}
+		}
+	}
+	for _, x := range m.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", x)
+	}
+	return nil
+}
+
+func interval(s record.Summary) string {
+	if math.IsNaN(s.Low) || math.IsNaN(s.High) || (s.Low == 0 && s.High == 0) {
+		return fmt.Sprintf("%.1f (min %.1f, max %.1f)", s.Median, s.Min, s.Max)
+	}
+	return fmt.Sprintf("%.1f [%.1f, %.1f]", s.Median, s.Low, s.High)
+}
+
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "-"
+	}
+	return s
+}

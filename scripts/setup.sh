@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what threadlab's tests and experiments need on a Debian machine,
+# and checks what it cannot install. Safe to run again: it installs only
+# what is missing.
+set -euo pipefail
+
+need=()
+command -v mvn >/dev/null || need+=(maven)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+command -v chromium >/dev/null || need+=(chromium)
+command -v taskset >/dev/null || need+=(util-linux)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]}"
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+# Debian starts a system cluster on install; threadlab makes its own
+# throw-away clusters and needs nothing from it.
+
+command -v go >/dev/null || { echo "setup: Go is missing; install Go 1.26 or newer (https://go.dev/doc/install)"; exit 1; }
+
+# Virtual threads need JDK 21 or newer: JAVA_HOME, or any JDK under /usr/lib/jvm.
+jdk=""
+for home in "${JAVA_HOME:-}" /usr/lib/jvm/*; do
+  [ -n "$home" ] && [ -f "$home/release" ] || continue
+  v=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$home/release")
+  if [ -n "$v" ] && [ "$v" -ge 21 ]; then jdk="$home ($v)"; fi
+done
+if [ -z "$jdk" ]; then
+  echo "setup: no JDK >= 21 found (JAVA_HOME or /usr/lib/jvm); install one, e.g. apt-get install openjdk-21-jdk or Temurin 25"
+  exit 1
+fi
+echo "setup: JDK $jdk, $(go version | cut -d' ' -f3), $(mvn -v 2>/dev/null | head -1 | sed 's/\x1b\[[0-9;]*m//g'), chromium $(chromium --version 2>/dev/null | awk '{print $2}'), postgres $(ls -d /usr/lib/postgresql/*/ | xargs -n1 basename | sort -n | tail -1)"
