@@ -95,7 +95,7 @@ func TestProblems(t *testing.T) {
 			[]string{`demo.yaml:5:34: variants.platform.propertys: unknown key "propertys", did you mean "properties"?`}},
 		{"wrong type", "a number where a duration belongs",
 			func(s string) string { return strings.Replace(s, "warmup: 1s", "warmup: 15", 1) }, "",
-			[]string{"demo.yaml:11:11: cannot unmarshal !!int `15` into time.Duration (write a duration with a unit, like 300ms, 15s or 2m)"}},
+			[]string{"demo.yaml:11:11: load.warmup: cannot unmarshal !!int `15` into time.Duration (write a duration with a unit, like 300ms, 15s or 2m)"}},
 		{"wrong type int", "a word where a count belongs",
 			func(s string) string { return strings.Replace(s, "trials: 3", "trials: many", 1) }, "",
 			[]string{"demo.yaml:12:9: trials: cannot unmarshal !!str `many` into int (write a number)"}},
