@@ -84,7 +84,7 @@ func (h host) check(ctx context.Context, req Requirements) []Check {
 		h.checkCgroupMemory(cg),
 		h.checkSwap(),
 		h.checkTHP(),
-		h.checkVirt(info),
+		h.checkVirt(info, infoErr),
 	}
 	return out
 }
@@ -403,7 +403,7 @@ func (h host) checkTHP() Check {
 // have given to other guests before the host counts as noisy.
 const maxBootSteal = 1.0
 
-func (h host) checkVirt(info CPUInfo) Check {
+func (h host) checkVirt(info CPUInfo, infoErr error) Check {
 	const name, want = "virtualization", "bare metal, or a VM whose steal time stays below 1%"
 	v := h.virtualization(info.Flags)
 	val := v.String()
@@ -418,8 +418,8 @@ func (h host) checkVirt(info CPUInfo) Check {
 	}
 	c := Check{Name: name, Status: OK, Value: val, Want: want}
 	switch {
-	case v.VM != "" && steal < 0:
-		c.Status = Unknown
+	case steal < 0 && (v.VM != "" || infoErr != nil):
+		c.Status = Unknown // a VM of unknown steal, or no cpu flags to tell
 	case steal >= maxBootSteal:
 		c.Status = Warn // nothing to run from inside the guest: series.csv's host_steal_pct shows when it hit
 	}
