@@ -91,14 +91,14 @@ func (g *groupRun) runBurst() {
 	done.Wait()
 }
 
-// runOpen sends at rate(t) requests per second (t since the group start)
+// runOpen sends at the profile's rate
 // until the group's Duration is over, measuring every latency from the
 // intended send time (wrk2's fix for coordinated omission): if the server
 // stalls, the requests that should have gone out during the stall are still
 // sent and still timed from when they were due. Each in-flight request needs
 // its own connection; idle ones are reused, new ones dialed, up to
 // MaxInFlight. A send due while MaxInFlight requests are in flight is Missed.
-func (g *groupRun) runOpen(rate func(t int64) float64) {
+func (g *groupRun) runOpen(rate profile) {
 	start := g.now()
 	end := start + int64(g.Duration)
 	var (
@@ -140,23 +140,13 @@ func (g *groupRun) runOpen(rate func(t int64) float64) {
 		return w
 	}
 
-	g.askedRate = meanRate(rate, g.Duration)
-	next := start
+	g.askedRate = rate.mean()
 	pc := newPacer(g.ctx)
 	defer pc.close()
-	for next < end {
-		r := rate(next - start)
-		if r <= 0 {
-			// Nothing to send at this level; look again a little later.
-			next += int64(idlePoll)
-			continue
-		}
-		now := g.now()
-		if wait := next - now; wait > minSleep {
-			if !pc.sleep(g.ctx, time.Duration(wait)) {
-				break
-			}
-			continue
+	for at := rate.next(-1); start+at < end; at = rate.next(at) {
+		next := start + at
+		if wait := next - g.now(); wait > minSleep && !pc.sleep(g.ctx, time.Duration(wait)) {
+			break
 		}
 		if g.aborted.Load() || g.ctx.Err() != nil {
 			break
@@ -167,7 +157,6 @@ func (g *groupRun) runOpen(rate func(t int64) float64) {
 		} else {
 			g.missed.Add(1)
 		}
-		next += int64(1e9 / r)
 	}
 	// Stop the senders; what is in flight finishes (or times out) first.
 	mu.Lock()
@@ -182,19 +171,6 @@ func (g *groupRun) runOpen(rate func(t int64) float64) {
 // minSleep: sends due sooner than this go out now, in one batch, instead
 // of paying a sleep each; the lateness this adds stays far below lateNs.
 const minSleep = int64(20 * time.Microsecond)
-
-// meanRate integrates rate over d in 1 ms steps.
-func meanRate(rate func(t int64) float64, d time.Duration) float64 {
-	if d <= 0 {
-		return 0
-	}
-	step := int64(time.Millisecond)
-	var sum float64
-	for t := int64(0); t < int64(d); t += step {
-		sum += rate(t)
-	}
-	return sum / float64(int64(d)/step)
-}
 
 // rampOpen reports whether a ramp group's stages are rates (open) rather
 // than users (closed).
@@ -234,10 +210,6 @@ func (g *groupRun) level(t int64, of func(Stage) float64) float64 {
 		at += d
 	}
 	return prev
-}
-
-func (g *groupRun) rampRate(t int64) float64 {
-	return g.level(t, func(s Stage) float64 { return s.Rate })
 }
 
 func (g *groupRun) rampUsers(t int64) int {

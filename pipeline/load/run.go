@@ -238,11 +238,10 @@ func (g *groupRun) run() {
 	case Burst:
 		g.runBurst()
 	case Open:
-		rate := g.Rate
-		g.runOpen(func(int64) float64 { return rate })
+		g.runOpen(flatProfile(g.Rate, int64(g.Duration)))
 	case Ramp:
 		if rampOpen(g.Group) {
-			g.runOpen(g.rampRate)
+			g.runOpen(rampProfile(g.Stages, g.Smooth))
 		} else {
 			g.runClosed(g.rampUsers, maxUsers(g.Stages))
 		}
