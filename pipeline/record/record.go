@@ -405,7 +405,9 @@ func Runs(dataDir, experiment string) ([]string, error) {
 type Verdict struct {
 	ID       string    `json:"id"`
 	Says     string    `json:"says"`
-	Status   string    `json:"status"` // supported, contradicted, inconclusive
+	Status   string    `json:"status"`           // supported, contradicted, inconclusive
+	Reason   string    `json:"reason,omitempty"` // why the status is what it is, in one sentence
+	Leans    string    `json:"leans,omitempty"`  // inconclusive only: what the medians alone say
 	Evidence []string  `json:"evidence"`
 	Ratio    float64   `json:"ratio,omitempty"`
 	Low      float64   `json:"ci_low,omitempty"`
