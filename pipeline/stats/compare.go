@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -139,7 +138,7 @@ func (c *Comparison) bandSource() string {
 // MarshalJSON writes NaN fields (a missing median, an undefined ratio) as
 // null, since encoding/json rejects NaN.
 func (c Comparison) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
+	return marshal(struct {
 		A           string   `json:"a,omitempty"`
 		B           string   `json:"b,omitempty"`
 		MedianA     *float64 `json:"median_a"`

@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -142,6 +141,8 @@ func Evaluate(id, says string, c Check, cells []Cell, seed int64) Verdict {
 	v.Points = e.points
 	v.Flags = e.flags
 	v.Evidence = append(v.Evidence, e.evidence...)
+	v.Evidence = append(v.Evidence, e.notes...)
+	v.Evidence = append(v.Evidence, e.problems...)
 	e.decide(&v)
 	return v
 }
@@ -151,6 +152,8 @@ type evaluation struct {
 	points   []Estimate
 	problems []string // missing data, too few trials: force Inconclusive
 	flags    []string
+	notes    []string // one sentence per flagged cell, after the per-point evidence
+	whole    string   // how to name the point "" in prose ("the only point", "across pool")
 	evidence []string
 	method   string
 }
@@ -210,20 +213,24 @@ func (e evaluation) decide(v *Verdict) {
 				decider = p
 			}
 		}
-		v.Reason = "contradicted at " + pointName(decider.Point) + ": " + decider.Reason
+		v.Reason = "contradicted " + e.at(decider.Point) + ": " + decider.Reason
 	case len(incon) > 0:
 		v.Status = Inconclusive
 		decider = incon[0]
 		var rs []string
 		for _, p := range incon {
-			rs = append(rs, "at "+pointName(p.Point)+": "+p.Reason)
+			rs = append(rs, e.at(p.Point)+": "+p.Reason)
 		}
 		v.Reason = strings.Join(rs, "; ")
 	case weakest >= 0:
 		v.Status = Supported
 		decider = &e.points[weakest]
-		v.Reason = fmt.Sprintf("supported at every point (%d); weakest at %s: %s",
-			len(e.points), pointName(decider.Point), decider.Reason)
+		if len(e.points) == 1 {
+			v.Reason = "supported: " + decider.Reason
+		} else {
+			v.Reason = fmt.Sprintf("supported at all %d points; weakest %s: %s",
+				len(e.points), e.at(decider.Point), decider.Reason)
+		}
 	}
 	if v.Status != Inconclusive {
 		v.Leans = ""
@@ -231,6 +238,18 @@ func (e evaluation) decide(v *Verdict) {
 	if decider != nil {
 		v.Point, v.Ratio, v.Low, v.High, v.P = decider.Point, decider.Ratio, decider.Low, decider.High, decider.PAdj
 	}
+}
+
+// at names a point in prose: "at pool=400", or the evaluation's name for
+// the whole run.
+func (e evaluation) at(label string) string {
+	if label != "" {
+		return "at " + label
+	}
+	if e.whole != "" {
+		return e.whole
+	}
+	return "at the only point"
 }
 
 // series is one variant's trials at one point (duplicate cells merged).
@@ -317,9 +336,18 @@ func evalCompare(c Check, byVariant map[string][]*series, seed int64) evaluation
 	if c.AtMost > 0 {
 		bounds = append(bounds, bound{c.AtMost, false})
 	}
-	var claim []string
+	var claim, against []string
 	for _, b := range bounds {
 		claim = append(claim, b.String())
+		if b.r == 1 {
+			against = append(against, nameB)
+		} else {
+			against = append(against, fmtRatio(b.r)+"×"+nameB)
+		}
+	}
+	test := fmt.Sprintf("%s vs %s", nameA, strings.Join(against, " and "))
+	if len(bounds) > 1 {
+		test += ", the larger"
 	}
 	e.method = fmt.Sprintf("ratio of medians %s/%s with a 95%% percentile bootstrap interval (%d resamples, seed %d); "+
 		"two-sided Mann-Whitney U of %s against threshold × %s, Holm-corrected across points; "+
@@ -426,8 +454,8 @@ func evalCompare(c Check, byVariant map[string][]*series, seed int64) evaluation
 			}
 			if !(adj[j][i] < Alpha) {
 				supOK = false
-				supWhy = append(supWhy, fmt.Sprintf("Mann-Whitney p=%s against %s (Holm %s over %d points) is not below %g",
-					fmtP(raw[j][i]), fmtRatio(b.r), fmtP(adj[j][i]), len(pairs), Alpha))
+				supWhy = append(supWhy, fmt.Sprintf("Mann-Whitney p=%s against %s%s is not below %g",
+					fmtP(raw[j][i]), fmtRatio(b.r), fmtHolm(adj[j][i], len(pairs), "points"), Alpha))
 			}
 			if !(rel >= band) {
 				supOK = false
@@ -455,8 +483,9 @@ func evalCompare(c Check, byVariant map[string][]*series, seed int64) evaluation
 			ok := wrong && adj[j][i] < Alpha && rel >= band && (len(weak) == 0 || worstOK)
 			if ok {
 				conOK = true
-				conWhy = []string{fmt.Sprintf("%s/%s = %s (95%% CI %s–%s) is clearly outside %s, p=%s (Holm %s)",
-					nameA, nameB, fmtRatio(ratio), fmtRatio(lo), fmtRatio(hi), b, fmtP(raw[j][i]), fmtP(adj[j][i]))}
+				conWhy = []string{fmt.Sprintf("%s/%s = %s (95%% CI %s–%s) is clearly outside %s, p=%s%s",
+					nameA, nameB, fmtRatio(ratio), fmtRatio(lo), fmtRatio(hi), b, fmtP(raw[j][i]),
+					fmtHolm(adj[j][i], len(pairs), "points"))}
 				est.PAdj = adj[j][i]
 				est.P = raw[j][i]
 				break
@@ -483,9 +512,9 @@ func evalCompare(c Check, byVariant map[string][]*series, seed int64) evaluation
 			est.Status, est.Reason, est.leans = Contradicted, conWhy[0], Contradicted
 		case supOK:
 			est.Status, est.leans = Supported, Supported
-			est.Reason = fmt.Sprintf("%s/%s = %s (95%% CI %s–%s) clears %s, p=%s (Holm %s)",
+			est.Reason = fmt.Sprintf("%s/%s = %s (95%% CI %s–%s) clears %s, p=%s%s",
 				nameA, nameB, fmtRatio(ratio), fmtRatio(lo), fmtRatio(hi), strings.Join(claim, " and "),
-				fmtP(est.P), fmtP(est.PAdj))
+				fmtP(est.P), fmtHolm(est.PAdj, len(pairs), "points"))
 		case math.IsNaN(ratio) || math.IsInf(ratio, 0):
 			est.Status = Inconclusive
 			est.Reason = fmt.Sprintf("a median is 0 (%s %s, %s %s), so the ratio is undefined",
@@ -497,9 +526,9 @@ func evalCompare(c Check, byVariant map[string][]*series, seed int64) evaluation
 		case leanCon:
 			est.Status, est.leans = Inconclusive, Contradicted
 			est.Reason = fmt.Sprintf("the medians disagree with the claim (%s/%s = %s, claim %s) but not clearly: "+
-				"95%% CI %s–%s, p=%s (Holm %s)",
+				"95%% CI %s–%s, p=%s%s",
 				nameA, nameB, fmtRatio(ratio), strings.Join(claim, " and "), fmtRatio(lo), fmtRatio(hi),
-				fmtP(est.P), fmtP(est.PAdj))
+				fmtP(est.P), fmtHolm(est.PAdj, len(pairs), "points"))
 			if len(weak) > 0 {
 				est.Reason += "; directional only: " + strings.Join(weak, ", ")
 			}
@@ -511,9 +540,9 @@ func evalCompare(c Check, byVariant map[string][]*series, seed int64) evaluation
 		}
 		e.points = append(e.points, est)
 		e.evidence = append(e.evidence, fmt.Sprintf(
-			"%s: %s/%s %s = %s (95%% CI %s–%s), claim %s; Mann-Whitney p=%s (Holm %s over %d points); medians %s vs %s, n=%d+%d, CV %s vs %s → %s",
+			"%s: %s/%s %s = %s (95%% CI %s–%s), claim %s; Mann-Whitney p=%s (%s%s); medians %s vs %s, n=%d+%d, CV %s vs %s → %s",
 			pointName(p.label), nameA, nameB, c.Metric, fmtRatio(ratio), fmtRatio(lo), fmtRatio(hi),
-			strings.Join(claim, " and "), fmtP(est.P), fmtP(est.PAdj), len(pairs),
+			strings.Join(claim, " and "), fmtP(est.P), test, holmClause(est.PAdj, len(pairs)),
 			fmtNum(sa.Median), fmtNum(sb.Median), sa.N, sb.N, fmtPct(sa.CV), fmtPct(sb.CV), est.Status))
 	}
 	return e
@@ -522,8 +551,8 @@ func evalCompare(c Check, byVariant map[string][]*series, seed int64) evaluation
 // evalFlat evaluates variant: V, flat_over: {k: [...]} per slice of the
 // sweep (the other keys held fixed).
 func evalFlat(c Check, byVariant map[string][]*series, seed int64) evaluation {
-	var e evaluation
 	key := sortedKeys(c.FlatOver)[0]
+	e := evaluation{whole: "across " + key}
 	values := c.FlatOver[key]
 	name := c.Variant
 	limit := 1 + c.tolerance()
@@ -653,9 +682,9 @@ func evalFlat(c Check, byVariant map[string][]*series, seed int64) evaluation {
 			est.Status, est.Reason = Inconclusive, "a median is 0 or negative, so max/min is undefined"
 		case lo > limit && adj[i] < Alpha && (len(weak) == 0 || worstSep > limit):
 			est.Status, est.leans = Contradicted, Contradicted
-			est.Reason = fmt.Sprintf("max/min of the medians = %s (95%% CI %s–%s) exceeds %s; %s vs %s: p=%s (Holm %s)",
+			est.Reason = fmt.Sprintf("max/min of the medians = %s (95%% CI %s–%s) exceeds %s; %s vs %s: p=%s%s",
 				fmtRatio(spread), fmtRatio(lo), fmtRatio(hi), fmtRatio(limit),
-				pointName(hiCell.label), pointName(loCell.label), fmtP(raw[i]), fmtP(adj[i]))
+				pointName(hiCell.label), pointName(loCell.label), fmtP(raw[i]), fmtHolm(adj[i], len(preps), "slices"))
 		case hi <= limit && (len(weak) == 0 || trialSpread <= limit):
 			est.Status, est.leans = Supported, Supported
 			est.Reason = fmt.Sprintf("max/min of the medians = %s (95%% CI %s–%s) stays within %s",
@@ -678,7 +707,8 @@ func evalFlat(c Check, byVariant map[string][]*series, seed int64) evaluation {
 					why = append(why, fmt.Sprintf("the 95%% interval starts at %s, inside the tolerance %s", fmtRatio(lo), fmtRatio(limit)))
 				}
 				if !(adj[i] < Alpha) {
-					why = append(why, fmt.Sprintf("p=%s (Holm %s) between the highest and lowest cell is not below %g", fmtP(raw[i]), fmtP(adj[i]), Alpha))
+					why = append(why, fmt.Sprintf("p=%s%s between the highest and lowest cell is not below %g",
+						fmtP(raw[i]), fmtHolm(adj[i], len(preps), "slices"), Alpha))
 				}
 				if len(weak) > 0 && worstSep <= limit {
 					why = append(why, fmt.Sprintf("directional only: %s, and the trial ranges overlap", strings.Join(weak, ", ")))
@@ -698,10 +728,10 @@ func evalFlat(c Check, byVariant map[string][]*series, seed int64) evaluation {
 		}
 		e.evidence = append(e.evidence, fmt.Sprintf(
 			"%s%s %s medians %s over %s = %s (trial ranges %s); max/min = %s (95%% CI %s–%s), tolerance ≤ %s; "+
-				"Mann-Whitney highest vs lowest p=%s (Holm %s over %d slices) → %s",
+				"Mann-Whitney highest vs lowest p=%s%s → %s",
 			prefix, name, c.Metric, strings.Join(medians, ", "), key, strings.Join(keyVals, ", "),
 			rangesOf(allMin, allMax), fmtRatio(spread), fmtRatio(lo), fmtRatio(hi), fmtRatio(limit),
-			fmtP(raw[i]), fmtP(adj[i]), len(preps), est.Status))
+			fmtP(raw[i]), fmtHolm(adj[i], len(preps), "slices"), est.Status))
 	}
 	return e
 }
@@ -728,7 +758,7 @@ func weakFlags(e *evaluation, variant, label string, xs []float64, higherIsBette
 		tag := fmt.Sprintf("%s (%s)", f.Code, where)
 		if !slices.Contains(e.flags, tag) {
 			e.flags = append(e.flags, tag)
-			e.evidence = append(e.evidence, fmt.Sprintf("%s at %s: %s: %s", variant, pointName(label), f.Code, f.Message))
+			e.notes = append(e.notes, fmt.Sprintf("%s at %s: %s: %s", variant, pointName(label), f.Code, f.Message))
 		}
 		switch f.Code {
 		case FlagNoisyCV, FlagOutlierTrial, FlagSlowFirst:
@@ -917,12 +947,30 @@ func comparePoints(a, b map[string]string) int {
 	return 0
 }
 
-// fmtRatio prints a ratio with three significant digits (2.02, 0.958).
+// fmtRatio prints a ratio to three decimals without trailing zeros (2, 1.65,
+// 1.002): flatness lives in the third decimal.
 func fmtRatio(r float64) string {
 	if math.IsNaN(r) || math.IsInf(r, 0) {
 		return fmt.Sprint(r)
 	}
-	return strconv.FormatFloat(r, 'g', 3, 64)
+	return strconv.FormatFloat(math.Round(r*1000)/1000, 'f', -1, 64)
+}
+
+// holmClause is fmtHolm inside an existing parenthesis.
+func holmClause(adj float64, m int) string {
+	if m <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("; Holm %s over %d points", fmtP(adj), m)
+}
+
+// fmtHolm describes a Holm-adjusted p-value, or nothing for a family of one
+// (where Holm changes nothing).
+func fmtHolm(adj float64, m int, unit string) string {
+	if m <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (Holm %s over %d %s)", fmtP(adj), m, unit)
 }
 
 // fmtPct prints a fraction as a percentage with one decimal.
@@ -936,7 +984,7 @@ func fmtPct(x float64) string {
 // MarshalJSON writes NaN fields as null (encoding/json rejects NaN).
 func (v Verdict) MarshalJSON() ([]byte, error) {
 	type plain Verdict // no methods: avoids recursion
-	return json.Marshal(struct {
+	return marshal(struct {
 		plain
 		Ratio *float64 `json:"ratio"`
 		Low   *float64 `json:"low"`
@@ -948,7 +996,7 @@ func (v Verdict) MarshalJSON() ([]byte, error) {
 // MarshalJSON writes NaN fields as null (encoding/json rejects NaN).
 func (e Estimate) MarshalJSON() ([]byte, error) {
 	type plain Estimate
-	return json.Marshal(struct {
+	return marshal(struct {
 		plain
 		Ratio *float64 `json:"ratio"`
 		Low   *float64 `json:"low"`

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"slices"
@@ -95,7 +96,7 @@ func Summarize(xs []float64) Summary {
 // MarshalJSON writes NaN fields as null: encoding/json rejects NaN, and a
 // missing interval must not turn into a plausible-looking 0.
 func (s Summary) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
+	return marshal(struct {
 		N          int      `json:"n"`
 		Median     *float64 `json:"median"`
 		Mean       *float64 `json:"mean"`
@@ -112,6 +113,19 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 		CIMethod   string   `json:"ci_method,omitempty"`
 	}{s.N, num(s.Median), num(s.Mean), num(s.Min), num(s.Max), num(s.Q1), num(s.Q3), num(s.IQR),
 		num(s.Stddev), num(s.CV), num(s.Low), num(s.High), s.Confidence, s.CIMethod})
+}
+
+// marshal encodes v without escaping <, > and &: evidence says "p < 0.05"
+// and is read in files and terminals, not embedded in HTML by this package
+// (an outer encoder that escapes HTML still escapes these bytes).
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // num maps a non-finite value to nil so that it encodes as JSON null.
