@@ -1,0 +1,322 @@
+// Package telemetry is the server's side of a trial: while the load
+// generator measures from the client, a Sampler reads the target process
+// from /proc (CPU, RSS, OS threads), the JVM from its Prometheus endpoint
+// (threads, heap, GC, HikariCP pool), this process's own CPU (the load
+// generator runs in-process) and host-wide CPU including steal, once per
+// interval, on the same clock as the client's per-second series.
+//
+// Data flow: the pipeline calls Start when measurement begins and Stop when
+// it ends, and joins the samples with the client series into series.csv;
+// CoolDown gates each trial on an idle host. Cumulative counters (CPU ticks,
+// GC count and pause time) become per-interval deltas here, once, with
+// counter resets handled, so no consumer ever sums a cumulative value (the
+// mistake in seed 002's history).
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/threadlab/threadlab/env"
+)
+
+// Sample is the server's view of one interval. Percentages of CPU are of
+// one core (200% = two cores busy) for processes, and of all CPUs for the
+// host. T is the end of the interval, in seconds since Start; the first
+// sample covers (0, T].
+type Sample struct {
+	T          float64 `json:"t" csv:"t_s"`
+	CPUUserPct float64 `json:"cpu_user_pct" csv:"cpu_user_pct"` // target process, % of one core
+	CPUSysPct  float64 `json:"cpu_sys_pct" csv:"cpu_sys_pct"`
+	RSSMB      float64 `json:"rss_mb" csv:"rss_mb"`
+	Threads    int     `json:"threads" csv:"threads"` // OS threads, /proc/<pid>/status
+	// JVM is true when the fields from JVMLiveThreads to HikariPending come
+	// from a scrape in this interval; false (and the fields 0) without a
+	// metrics URL or when the scrape failed. 0 is not NaN because NaN cannot
+	// be written as JSON; the flag says whether 0 was measured.
+	JVM            bool    `json:"jvm" csv:"jvm"`
+	JVMLiveThreads float64 `json:"jvm_live_threads" csv:"jvm_live_threads"`
+	JVMPeakThreads float64 `json:"jvm_peak_threads" csv:"jvm_peak_threads"`
+	HeapUsedMB     float64 `json:"heap_used_mb" csv:"heap_used_mb"`
+	GCCount        float64 `json:"gc_count" csv:"gc_count"`       // pauses in this interval
+	GCPauseMs      float64 `json:"gc_pause_ms" csv:"gc_pause_ms"` // pause time in this interval
+	HikariActive   float64 `json:"hikari_active" csv:"hikari_active"`
+	HikariPending  float64 `json:"hikari_pending" csv:"hikari_pending"`
+	GenCPUPct      float64 `json:"gen_cpu_pct" csv:"gen_cpu_pct"`       // this process (the generator), % of one core
+	HostCPUPct     float64 `json:"host_cpu_pct" csv:"host_cpu_pct"`     // busy share of all CPUs
+	HostStealPct   float64 `json:"host_steal_pct" csv:"host_steal_pct"` // stolen share of all CPUs
+}
+
+// Metric names read from the scrape (Micrometer's Prometheus names).
+const (
+	mLive    = "jvm_threads_live_threads"
+	mPeak    = "jvm_threads_peak_threads"
+	mHeap    = `jvm_memory_used_bytes{area="heap"}`
+	mGCCount = "jvm_gc_pause_seconds_count"
+	mGCSum   = "jvm_gc_pause_seconds_sum"
+	mActive  = "hikaricp_connections_active"
+	mPending = "hikaricp_connections_pending"
+)
+
+const mib = 1 << 20
+
+// Sampler samples one target process until Stop.
+type Sampler struct {
+	pid      int
+	url      string
+	interval time.Duration
+	client   *http.Client
+	start    time.Time
+
+	stop     chan struct{}
+	done     chan struct{}
+	stopOnce sync.Once
+
+	// owned by the sampling goroutine until done is closed
+	samples  []Sample
+	warnings []string
+	warned   map[string]bool
+	prev     reading
+	gc       *counters // last successful scrape's cumulative GC counters
+	skipped  int       // malformed metric lines over all scrapes
+	lost     bool      // the target exited (or its pid was reused): no more process figures
+}
+
+// reading is the cumulative state at one instant.
+type reading struct {
+	at      time.Time
+	proc    env.PidStat
+	procOK  bool
+	selfSec float64 // this process's user+sys CPU seconds
+	host    env.CPUTimes
+	hostOK  bool
+}
+
+type counters struct{ count, sumSec float64 }
+
+// Start samples pid every interval until Stop or until ctx ends. metricsURL
+// is the target's Prometheus endpoint, or "" when it has none (then the JVM
+// fields stay 0 with JVM false). The first reading is taken before Start
+// returns, so the first interval is exact.
+func Start(ctx context.Context, pid int, metricsURL string, interval time.Duration) *Sampler {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	timeout := max(interval*3/4, 200*time.Millisecond)
+	s := &Sampler{pid: pid, url: metricsURL, interval: interval, client: &http.Client{Timeout: timeout},
+		stop: make(chan struct{}), done: make(chan struct{}), warned: map[string]bool{}}
+	s.start = time.Now()
+	s.prev = s.read(s.start)
+	if !s.prev.procOK {
+		s.warnOnce("proc", "target pid %d not readable at start: its CPU, RSS and threads are 0", pid)
+	}
+	go s.loop(ctx)
+	return s
+}
+
+// Stop ends sampling, takes a last sample for the partial interval since
+// the previous one (when it is at least a tenth of an interval long) and
+// returns all samples. It may be called more than once.
+func (s *Sampler) Stop() []Sample {
+	s.stopOnce.Do(func() { close(s.stop) })
+	<-s.done
+	return append([]Sample(nil), s.samples...)
+}
+
+// Warnings returns what went wrong while sampling (target gone, scrapes
+// failing, malformed metric lines, counter resets), each once. Call after Stop.
+func (s *Sampler) Warnings() []string {
+	<-s.done
+	return append([]string(nil), s.warnings...)
+}
+
+func (s *Sampler) loop(ctx context.Context) {
+	defer close(s.done)
+	if s.url != "" {
+		// Baseline for the GC deltas: without it the first interval would
+		// carry every collection since the JVM started.
+		if m, err := s.scrape(ctx); err == nil {
+			s.gc = gcCounters(m)
+		}
+	}
+	tick := time.NewTicker(s.interval)
+	defer tick.Stop()
+	for {
+		select {
+		case now := <-tick.C:
+			s.sample(ctx, now)
+		case <-s.stop:
+			if now := time.Now(); now.Sub(s.prev.at) >= s.interval/10 {
+				s.sample(ctx, now)
+			}
+			s.finish()
+			return
+		case <-ctx.Done():
+			s.finish()
+			return
+		}
+	}
+}
+
+func (s *Sampler) finish() {
+	if s.skipped > 0 {
+		s.warnings = append(s.warnings, fmt.Sprintf("metrics: skipped %d malformed lines over all scrapes of %s", s.skipped, s.url))
+	}
+}
+
+func (s *Sampler) warnOnce(key, format string, a ...any) {
+	if s.warned[key] {
+		return
+	}
+	s.warned[key] = true
+	s.warnings = append(s.warnings, fmt.Sprintf(format, a...))
+}
+
+// read takes the cumulative counters now. Failures leave the *OK flags
+// false; the caller decides what a gap means.
+func (s *Sampler) read(at time.Time) reading {
+	r := reading{at: at, selfSec: selfCPUSeconds()}
+	if b, err := os.ReadFile("/proc/" + strconv.Itoa(s.pid) + "/stat"); err == nil {
+		if st, err := env.ParsePidStat(b); err == nil {
+			r.proc, r.procOK = st, true
+		}
+	}
+	if f, err := os.Open("/proc/stat"); err == nil {
+		if ps, err := env.ParseProcStat(f); err == nil {
+			r.host, r.hostOK = ps.All, true
+		}
+		f.Close()
+	}
+	return r
+}
+
+func selfCPUSeconds() float64 {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+func (s *Sampler) sample(ctx context.Context, now time.Time) {
+	r := s.read(now)
+	dt := now.Sub(s.prev.at).Seconds()
+	if dt <= 0 {
+		return
+	}
+	x := Sample{T: round3(now.Sub(s.start).Seconds())}
+	x.GenCPUPct = max(0, r.selfSec-s.prev.selfSec) / dt * 100
+
+	switch {
+	case s.lost:
+	case !r.procOK:
+		s.lost = true
+		s.warnOnce("gone", "target pid %d gone at t=%.1fs: later samples have no process figures", s.pid, x.T)
+	case s.prev.procOK && r.proc.StartTime != s.prev.proc.StartTime:
+		// Same pid, another process: the old one died and the pid was reused.
+		s.lost = true
+		s.warnOnce("reused", "pid %d was reused by another process at t=%.1fs", s.pid, x.T)
+	default:
+		if s.prev.procOK {
+			x.CPUUserPct = tickDelta(r.proc.UTime, s.prev.proc.UTime) / env.UserHZ / dt * 100
+			x.CPUSysPct = tickDelta(r.proc.STime, s.prev.proc.STime) / env.UserHZ / dt * 100
+		}
+		if f, err := os.Open("/proc/" + strconv.Itoa(s.pid) + "/status"); err == nil {
+			if st, err := env.ParsePidStatus(f); err == nil {
+				x.RSSMB, x.Threads = float64(st.RSSBytes)/mib, st.Threads
+			}
+			f.Close()
+		}
+	}
+	if r.hostOK && s.prev.hostOK {
+		d := r.host.Sub(s.prev.host)
+		if tot := float64(d.TotalTicks()); tot > 0 {
+			x.HostCPUPct = float64(d.BusyTicks()) / tot * 100
+			x.HostStealPct = float64(d.Steal) / tot * 100
+		}
+	}
+	if s.url != "" {
+		s.jvm(ctx, &x)
+	}
+	s.prev = r
+	s.samples = append(s.samples, x)
+}
+
+// tickDelta is the growth of a cumulative counter; one that went backwards
+// belongs to a new process and counts from zero.
+func tickDelta(cur, prev uint64) float64 {
+	if cur < prev {
+		return float64(cur)
+	}
+	return float64(cur - prev)
+}
+
+func (s *Sampler) jvm(ctx context.Context, x *Sample) {
+	m, err := s.scrape(ctx)
+	if err != nil {
+		s.warnOnce("scrape", "metrics: scrape of %s failed at t=%.1fs (JVM fields 0, jvm=false there): %v", s.url, x.T, err)
+		return
+	}
+	x.JVM = true
+	x.JVMLiveThreads, x.JVMPeakThreads = m[mLive], m[mPeak]
+	x.HeapUsedMB = m[mHeap] / mib
+	x.HikariActive, x.HikariPending = m[mActive], m[mPending]
+	cur := gcCounters(m)
+	if s.gc == nil {
+		s.warnOnce("gcbase", "metrics: no GC baseline before t=%.1fs; collections before it are not attributed to any interval", x.T)
+	} else {
+		dc, reset1 := CounterDelta(cur.count, s.gc.count)
+		ds, reset2 := CounterDelta(cur.sumSec, s.gc.sumSec)
+		if reset1 || reset2 {
+			s.warnOnce("reset", "metrics: GC counters went backwards at t=%.1fs (JVM restarted?); counted from zero", x.T)
+		}
+		x.GCCount, x.GCPauseMs = dc, ds*1000
+	}
+	s.gc = cur
+}
+
+func gcCounters(m map[string]float64) *counters {
+	return &counters{count: m[mGCCount], sumSec: m[mGCSum]}
+}
+
+// CounterDelta is how much a cumulative counter grew between two readings.
+// A counter that went backwards was reset (the process restarted), so the
+// whole current value is new, as Prometheus' rate() assumes; reset says so.
+func CounterDelta(cur, prev float64) (delta float64, reset bool) {
+	if cur < prev {
+		return cur, true
+	}
+	return cur - prev, false
+}
+
+func (s *Sampler) scrape(ctx context.Context) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("metrics url %q: %w", s.url, err)
+	}
+	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s (is micrometer-registry-prometheus on the classpath and the endpoint exposed?)", s.url, resp.Status)
+	}
+	m, err := ParseProm(resp.Body)
+	if pe, ok := err.(*ParseError); ok {
+		s.skipped += pe.Skipped
+		return m, nil
+	}
+	return m, err
+}
+
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
