@@ -1,0 +1,427 @@
+// Package postgres runs a throw-away PostgreSQL cluster for one benchmark
+// run: initdb into a fresh temp dir, pg_ctl start on a free loopback port,
+// a "threadlab" database, and at the end pg_ctl stop and the dir removed.
+// No Docker and no system cluster is involved or touched; the binaries are
+// Debian's (package postgresql, /usr/lib/postgresql/<major>/bin).
+//
+// initdb and postgres refuse to run as root, and CI runs as root, so as root
+// the dir is handed to the postgres system user and the server commands run
+// through runuser. Client tools (psql, createdb) run as the caller: they
+// connect over TCP with trust authentication and do not care.
+//
+// Data flow: the pipeline calls Start, passes Properties() to the target as
+// Spring properties, and calls Stop in its cleanup (also on Ctrl-C). A run
+// killed outright cannot call Stop; the next Start finds the orphaned
+// cluster by its owner file and removes it (see sweep.go).
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+const (
+	// Database is created by Start and named in JDBCURL.
+	Database = "threadlab"
+	// User is the superuser initdb creates; trust authentication, no password.
+	User = "postgres"
+
+	// dirPrefix names every cluster dir, so sweep can find orphans.
+	dirPrefix = "threadlab-pg-"
+	// stopTimeout bounds a fast shutdown; beyond it the server is killed.
+	stopTimeout = 30 * time.Second
+)
+
+// debianRoot holds one bin dir per installed major version; a variable so
+// tests can point BinDir at a fake layout.
+var debianRoot = "/usr/lib/postgresql"
+
+// settings tune the cluster for benchmarking on small machines. The data is
+// thrown away after the run, so durability is switched off: fsync and
+// synchronous_commit off mean no disk flush ever sits on a request's path,
+// which would otherwise measure the disk instead of the threading model.
+// max_connections is high enough for pool sweeps up to 800 connections plus
+// the superuser reserve; shared_buffers stays modest because the machine
+// also runs the target JVM and the load generator.
+var settings = []string{
+	"max_connections = 1000",
+	"shared_buffers = 128MB",
+	"fsync = off",
+	"synchronous_commit = off",
+	"full_page_writes = off",
+	// No checkpoint storm while the target seeds its tables.
+	"max_wal_size = 1GB",
+	"checkpoint_timeout = 30min",
+	// Fail fast instead of queueing behind a stuck lock during a trial.
+	"lock_timeout = 10s",
+}
+
+// Cluster is a running throw-away PostgreSQL cluster.
+type Cluster struct {
+	Dir     string // temp dir holding data/, the unix socket and the server log; removed by Stop
+	Port    int    // TCP port on 127.0.0.1
+	Bin     string // dir of initdb, pg_ctl, postgres, psql
+	Version string // as `postgres --version` prints it, for the fingerprint
+
+	asRoot bool      // server commands go through runuser -u postgres
+	log    io.Writer // receives command output and, at Stop, the server log
+
+	stopMu   sync.Mutex
+	stopped  bool
+	stopErr  error
+	logSaved bool
+}
+
+// BinDir finds the PostgreSQL server binaries: the newest major version under
+// /usr/lib/postgresql (Debian and Ubuntu keep them off PATH), else the dir of
+// pg_ctl on PATH (Fedora, Arch, Homebrew).
+func BinDir() (string, error) {
+	dirs, _ := filepath.Glob(filepath.Join(debianRoot, "*", "bin"))
+	best, bestMajor := "", -1.0
+	for _, d := range dirs {
+		major, err := strconv.ParseFloat(filepath.Base(filepath.Dir(d)), 64) // "15", or "9.6" before PostgreSQL 10
+		if err != nil || !hasServer(d) {
+			continue
+		}
+		if major > bestMajor {
+			best, bestMajor = d, major
+		}
+	}
+	if best != "" {
+		return best, nil
+	}
+	if p, err := exec.LookPath("pg_ctl"); err == nil && hasServer(filepath.Dir(p)) {
+		return filepath.Dir(p), nil
+	}
+	return "", fmt.Errorf("PostgreSQL server binaries not found in %s/<major>/bin or on PATH: install them with `apt-get install postgresql` (Debian/Ubuntu), or use `database: h2` in the manifest", debianRoot)
+}
+
+// hasServer reports whether dir holds every program Start runs.
+func hasServer(dir string) bool {
+	for _, p := range []string{"initdb", "pg_ctl", "postgres", "psql", "createdb"} {
+		if fi, err := os.Stat(filepath.Join(dir, p)); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Start creates a cluster in a new temp dir, starts it on a free loopback
+// port and creates the database. ctx bounds the start-up only: once Start
+// returns, the cluster runs until Stop. On any failure everything created so
+// far is stopped and removed, and the error quotes the server log's tail.
+// log receives the commands' output and, at Stop, the server log; nil
+// discards it.
+func Start(ctx context.Context, log io.Writer) (*Cluster, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("PostgreSQL not started: %w", err)
+	}
+	bin, err := BinDir()
+	if err != nil {
+		return nil, err
+	}
+	sweep(os.TempDir(), bin, log)
+	c := &Cluster{Bin: bin, log: log, asRoot: os.Geteuid() == 0}
+	if err := c.create(); err != nil {
+		return nil, err
+	}
+	if err := c.start(ctx); err != nil {
+		return nil, errors.Join(err, c.Stop())
+	}
+	return c, nil
+}
+
+// create makes the dir, records its owner and hands it to the postgres user.
+func (c *Cluster) create() error {
+	var uid, gid int
+	if c.asRoot {
+		if _, err := exec.LookPath("runuser"); err != nil {
+			return fmt.Errorf("runuser not found: it runs initdb and postgres as the postgres user when threadlab runs as root (install util-linux): %w", err)
+		}
+		u, err := user.Lookup(User)
+		if err != nil {
+			return fmt.Errorf("no %q system user to run PostgreSQL as root: install the server with `apt-get install postgresql`, which creates it: %w", User, err)
+		}
+		uid, _ = strconv.Atoi(u.Uid)
+		gid, _ = strconv.Atoi(u.Gid)
+	}
+	dir, err := os.MkdirTemp("", dirPrefix)
+	if err != nil {
+		return fmt.Errorf("create the PostgreSQL dir: %w (set TMPDIR to a writable directory)", err)
+	}
+	c.Dir = dir
+	if err := writeOwner(dir); err != nil {
+		os.RemoveAll(dir)
+		return err
+	}
+	if c.asRoot {
+		if err := os.Chown(dir, uid, gid); err != nil {
+			os.RemoveAll(dir)
+			return fmt.Errorf("hand %s to the postgres user: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// start runs initdb, configures, starts the server and creates the database.
+func (c *Cluster) start(ctx context.Context) error {
+	t0 := time.Now()
+	if out, err := c.run(ctx, true, "initdb", "-D", c.data(), "-A", "trust", "-U", User,
+		"-E", "UTF8", "--locale=C", "--no-sync"); err != nil {
+		hint := ""
+		if c.asRoot && strings.Contains(out, "ermission denied") {
+			hint = " (every parent of " + c.Dir + " must be searchable by the postgres user: set TMPDIR to a directory such as /tmp)"
+		}
+		return fmt.Errorf("initdb in %s: %w%s: %s", c.Dir, err, hint, tail(out, 5))
+	}
+	if out, err := c.run(ctx, false, "postgres", "--version"); err == nil {
+		c.Version = strings.TrimSpace(out)
+	}
+	// A free port can be taken between probing and binding; try again then.
+	for attempt := 1; ; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		c.Port = port
+		if err := c.configure(); err != nil {
+			return err
+		}
+		_, err = c.run(ctx, true, "pg_ctl", "-D", c.data(), "-l", c.logPath(), "-w", "-t", "60", "start")
+		if err == nil {
+			break
+		}
+		serverLog, _ := os.ReadFile(c.logPath())
+		if attempt < 3 && bytes.Contains(serverLog, []byte("could not bind")) && ctx.Err() == nil {
+			fmt.Fprintf(c.log, "threadlab: port %d was taken after it was probed; trying another\n", port)
+			continue
+		}
+		return fmt.Errorf("start PostgreSQL on 127.0.0.1:%d: %w; the server log ends with: %s", port, err, tail(string(serverLog), 8))
+	}
+	if out, err := c.run(ctx, false, "createdb", "-h", "127.0.0.1", "-p", strconv.Itoa(c.Port), "-U", User, Database); err != nil {
+		return fmt.Errorf("create database %s: %w: %s", Database, err, tail(out, 5))
+	}
+	fmt.Fprintf(c.log, "threadlab: PostgreSQL %s ready on 127.0.0.1:%d in %s (%v)\n", c.Version, c.Port, c.Dir, time.Since(t0).Round(time.Millisecond))
+	return nil
+}
+
+// configure writes the benchmark settings and the address into a file that
+// postgresql.conf includes; it is rewritten on a port retry.
+func (c *Cluster) configure() error {
+	conf := filepath.Join(c.data(), "threadlab.conf")
+	var b strings.Builder
+	b.WriteString("# written by threadlab: a throw-away cluster for one benchmark run\n")
+	fmt.Fprintf(&b, "listen_addresses = '127.0.0.1'\nport = %d\nunix_socket_directories = '%s'\n", c.Port, strings.ReplaceAll(c.Dir, "'", "''"))
+	for _, s := range settings {
+		b.WriteString(s + "\n")
+	}
+	if err := os.WriteFile(conf, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", conf, err)
+	}
+	main := filepath.Join(c.data(), "postgresql.conf")
+	text, err := os.ReadFile(main)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", main, err)
+	}
+	if !bytes.Contains(text, []byte("include 'threadlab.conf'")) {
+		// Appending keeps the file's owner (postgres) when threadlab is root.
+		f, err := os.OpenFile(main, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("open %s: %w", main, err)
+		}
+		_, err = f.WriteString("\ninclude 'threadlab.conf'\n")
+		if err := errors.Join(err, f.Close()); err != nil {
+			return fmt.Errorf("append to %s: %w", main, err)
+		}
+	}
+	return nil
+}
+
+// JDBCURL is the URL a Spring target's datasource uses.
+func (c *Cluster) JDBCURL() string {
+	return "jdbc:postgresql://127.0.0.1:" + strconv.Itoa(c.Port) + "/" + Database
+}
+
+// Properties are the Spring properties that point a target at the cluster.
+// The password is empty: the cluster trusts every loopback connection.
+func (c *Cluster) Properties() map[string]string {
+	return map[string]string{
+		"spring.datasource.url":               c.JDBCURL(),
+		"spring.datasource.username":          User,
+		"spring.datasource.password":          "",
+		"spring.datasource.driver-class-name": "org.postgresql.Driver",
+	}
+}
+
+// Exec runs SQL with psql in the threadlab database and returns its
+// unaligned, tuples-only output, for checks such as counting the target's
+// connections in pg_stat_activity.
+func (c *Cluster) Exec(ctx context.Context, sql string) (string, error) {
+	out, err := c.run(ctx, false, "psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+		"-h", "127.0.0.1", "-p", strconv.Itoa(c.Port), "-U", User, "-d", Database, "-c", sql)
+	if err != nil {
+		return "", fmt.Errorf("psql on 127.0.0.1:%d: %w: %s", c.Port, err, tail(out, 5))
+	}
+	return out, nil
+}
+
+// Stop shuts the server down (fast mode: sessions are ended, no waiting for
+// clients), copies the server log to the log writer, and removes Dir. If the
+// fast shutdown fails, the postmaster is killed. It is idempotent and safe
+// to call concurrently, e.g. from the normal path and a signal handler: the
+// second call waits for the first and returns its result. It uses no context
+// of the caller's, so a cancelled run still cleans up.
+func (c *Cluster) Stop() error {
+	c.stopMu.Lock()
+	defer c.stopMu.Unlock()
+	if c.stopped {
+		return c.stopErr
+	}
+	c.stopped = true
+	var errs []error
+	if pid, ok := postmasterPID(c.data()); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), stopTimeout+5*time.Second)
+		_, err := c.run(ctx, true, "pg_ctl", "-D", c.data(), "-m", "fast", "-w", "-t", strconv.Itoa(int(stopTimeout.Seconds())), "stop")
+		cancel()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("pg_ctl stop in %s: %w; killed the postmaster (pid %d) instead", c.Dir, err, pid))
+			killWait(pid)
+		}
+	}
+	// Anything still running with the dir in its command line is ours: a
+	// postmaster that pg_ctl started just before a cancel killed pg_ctl (it
+	// had not written postmaster.pid yet), or an initdb left by runuser.
+	for _, pid := range procsWith(c.Dir + string(filepath.Separator)) {
+		errs = append(errs, fmt.Errorf("process %d was still running in %s; killed it", pid, c.Dir))
+		killWait(pid)
+	}
+	c.saveLog()
+	if err := os.RemoveAll(c.Dir); err != nil {
+		errs = append(errs, fmt.Errorf("remove %s: %w (remove it by hand)", c.Dir, err))
+	}
+	c.stopErr = errors.Join(errs...)
+	return c.stopErr
+}
+
+// saveLog appends the server log to the log writer once.
+func (c *Cluster) saveLog() {
+	if c.logSaved {
+		return
+	}
+	c.logSaved = true
+	if f, err := os.Open(c.logPath()); err == nil {
+		fmt.Fprintf(c.log, "threadlab: server log of %s follows\n", c.Dir)
+		io.Copy(c.log, f)
+		f.Close()
+	}
+}
+
+func (c *Cluster) data() string    { return filepath.Join(c.Dir, "data") }
+func (c *Cluster) logPath() string { return filepath.Join(c.Dir, "log") }
+
+// run runs a program from the bin dir in Dir and returns its combined
+// output, which also goes to the log. Server programs run as the postgres
+// user when threadlab is root. The command gets its own process group and the
+// whole group is killed on cancel, so runuser's child does not outlive it.
+func (c *Cluster) run(ctx context.Context, server bool, prog string, args ...string) (string, error) {
+	argv := append([]string{filepath.Join(c.Bin, prog)}, args...)
+	if server && c.asRoot {
+		argv = append([]string{"runuser", "-u", User, "--"}, argv...)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = c.Dir
+	if cmd.Dir == "" {
+		cmd.Dir = os.TempDir()
+	}
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGCONNECT_TIMEOUT=10")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout = io.MultiWriter(&out, c.log)
+	cmd.Stderr = cmd.Stdout
+	fmt.Fprintf(c.log, "threadlab: %s\n", strings.Join(argv, " "))
+	err := cmd.Run()
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("%s: %w", prog, ctx.Err())
+	}
+	return out.String(), err
+}
+
+// postmasterPID reads the running server's pid from postmaster.pid.
+func postmasterPID(data string) (int, bool) {
+	b, err := os.ReadFile(filepath.Join(data, "postmaster.pid"))
+	if err != nil {
+		return 0, false
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(first))
+	return pid, err == nil && pid > 0
+}
+
+// killWait sends SIGQUIT (PostgreSQL's immediate shutdown: children exit
+// too), then SIGKILL, and waits for the process to be gone.
+func killWait(pid int) {
+	for _, sig := range []syscall.Signal{syscall.SIGQUIT, syscall.SIGKILL} {
+		if syscall.Kill(pid, sig) != nil {
+			return
+		}
+		for range 50 {
+			time.Sleep(100 * time.Millisecond)
+			if gone(pid) {
+				return
+			}
+		}
+	}
+}
+
+// gone reports whether pid has exited. A zombie counts as gone: the
+// daemonized postmaster's parent is init, which may reap it late or, in a
+// container without an init, never.
+func gone(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
+}
+
+// freePort asks the kernel for a free loopback port.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free loopback port for PostgreSQL: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// tail returns the last n non-empty lines of s, joined with " | ".
+func tail(s string, n int) string {
+	lines := slices.DeleteFunc(strings.Split(strings.TrimSpace(s), "\n"), func(l string) bool { return strings.TrimSpace(l) == "" })
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	if len(lines) == 0 {
+		return "(no output)"
+	}
+	return strings.Join(lines, " | ")
+}
