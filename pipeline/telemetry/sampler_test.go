@@ -1,0 +1,265 @@
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/threadlab/threadlab/env"
+)
+
+// fakeJVM serves Prometheus text whose GC counters grow by 2 pauses and
+// 10 ms per scrape, as a JVM collecting steadily would, and restart from a
+// small value at scrape number resetAt (a JVM that restarted).
+type fakeJVM struct {
+	scrapes atomic.Int64
+	resetAt int64
+}
+
+func (f *fakeJVM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	n := f.scrapes.Add(1) // 1 is the sampler's baseline scrape
+	count, sum := float64(100+2*n), 1.0+0.010*float64(n)
+	if f.resetAt > 0 && n >= f.resetAt {
+		count, sum = float64(1+2*(n-f.resetAt)), 0.005+0.010*float64(n-f.resetAt)
+	}
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	fmt.Fprintf(w, `# TYPE jvm_threads_live_threads gauge
+jvm_threads_live_threads 21.0
+jvm_threads_peak_threads 25.0
+jvm_memory_used_bytes{area="heap",id="G1 Eden Space"} 2097152.0
+jvm_memory_used_bytes{area="heap",id="G1 Old Gen"} 1048576.0
+jvm_memory_used_bytes{area="nonheap",id="Metaspace"} 9.9E7
+jvm_gc_pause_seconds_count{action="end of minor GC",gc="G1 Young Generation"} %g
+jvm_gc_pause_seconds_sum{action="end of minor GC",gc="G1 Young Generation"} %g
+hikaricp_connections_active{pool="HikariPool-1"} 4.0
+hikaricp_connections_pending{pool="HikariPool-1"} 9.0
+a malformed line
+`, count, sum)
+}
+
+// burn keeps one core busy until stop is closed, so the sampled process
+// (this test binary) has CPU to measure.
+func burn(stop <-chan struct{}, wg *sync.WaitGroup) {
+	defer wg.Done()
+	x := 1.0
+	for {
+		select {
+		case <-stop:
+			_ = x
+			return
+		default:
+			for i := 0; i < 10000; i++ {
+				x = math.Sqrt(x + float64(i))
+			}
+		}
+	}
+}
+
+func TestSamplerOnSelf(t *testing.T) {
+	jvm := &fakeJVM{resetAt: 5}
+	srv := httptest.NewServer(jvm)
+	defer srv.Close()
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go burn(stop, &wg)
+
+	const interval = 150 * time.Millisecond
+	s := Start(context.Background(), os.Getpid(), srv.URL, interval)
+	time.Sleep(6*interval + interval/2)
+	samples := s.Stop()
+	close(stop)
+	wg.Wait()
+
+	// 6 full intervals plus the half one Stop samples.
+	if len(samples) < 5 || len(samples) > 8 {
+		t.Fatalf("%d samples over ~6.5 intervals: %+v", len(samples), samples)
+	}
+	for i, x := range samples {
+		if i > 0 && x.T <= samples[i-1].T {
+			t.Errorf("sample %d: T %v not after %v", i, x.T, samples[i-1].T)
+		}
+		if !x.JVM {
+			t.Errorf("sample %d: scrape failed: %v", i, s.Warnings())
+			continue
+		}
+		if x.Threads < 2 || x.RSSMB < 1 {
+			t.Errorf("sample %d: os threads %d, rss %.1f MB: a Go test binary has several threads and MBs of RSS", i, x.Threads, x.RSSMB)
+		}
+		if x.JVMLiveThreads != 21 || x.JVMPeakThreads != 25 || x.HikariActive != 4 || x.HikariPending != 9 {
+			t.Errorf("sample %d: gauges %+v", i, x)
+		}
+		// Heap pools only: 2 MiB eden + 1 MiB old = 3 MiB; metaspace excluded.
+		if x.HeapUsedMB != 3 {
+			t.Errorf("sample %d: heap %v MB, want 3", i, x.HeapUsedMB)
+		}
+		// Scrape i+2 (i+1 after the baseline) adds 2 pauses and 10 ms to the
+		// cumulative counters: the delta is 2 and 10 ms every interval, never
+		// the running total (102, 104, ...). At scrape 5 the JVM "restarted"
+		// and reports 1 pause / 5 ms since: the delta is that, not negative.
+		wantCount, wantMs := 2.0, 10.0
+		if i+2 == int(jvm.resetAt) {
+			wantCount, wantMs = 1, 5
+		}
+		if x.GCCount != wantCount || math.Abs(x.GCPauseMs-wantMs) > 1e-6 {
+			t.Errorf("sample %d: gc %v pauses %v ms, want %v and %v", i, x.GCCount, x.GCPauseMs, wantCount, wantMs)
+		}
+		if x.HostCPUPct < 0 || x.HostCPUPct > 100 || x.HostStealPct < 0 || x.HostStealPct > 100 {
+			t.Errorf("sample %d: host %v%% steal %v%%", i, x.HostCPUPct, x.HostStealPct)
+		}
+	}
+	// The busy goroutine runs in this process, which is both target and
+	// generator here: both see most of a core over the run (ticks are 10 ms,
+	// so compare the mean, not each interval).
+	var target, gen float64
+	for _, x := range samples {
+		target += x.CPUUserPct + x.CPUSysPct
+		gen += x.GenCPUPct
+	}
+	target /= float64(len(samples))
+	gen /= float64(len(samples))
+	if target < 30 || gen < 30 {
+		t.Errorf("mean cpu while burning a core: target %.0f%%, generator %.0f%%; want both well above 30%%", target, gen)
+	}
+	if math.Abs(target-gen) > 40 {
+		t.Errorf("same process measured two ways: /proc %.0f%% vs getrusage %.0f%%", target, gen)
+	}
+	w := strings.Join(s.Warnings(), "\n")
+	if !strings.Contains(w, "went backwards") || !strings.Contains(w, "malformed lines") {
+		t.Errorf("warnings should report the counter reset and the malformed line: %q", w)
+	}
+	if again := s.Stop(); len(again) != len(samples) {
+		t.Errorf("second Stop returned %d samples, want the same %d", len(again), len(samples))
+	}
+}
+
+func TestSamplerWithoutMetrics(t *testing.T) {
+	s := Start(context.Background(), os.Getpid(), "", 50*time.Millisecond)
+	time.Sleep(180 * time.Millisecond)
+	samples := s.Stop()
+	if len(samples) < 3 {
+		t.Fatalf("%d samples", len(samples))
+	}
+	for _, x := range samples {
+		if x.JVM || x.JVMLiveThreads != 0 || x.GCCount != 0 || x.HeapUsedMB != 0 {
+			t.Errorf("no metrics url: JVM fields must be 0 with jvm=false, got %+v", x)
+		}
+		if x.Threads == 0 {
+			t.Errorf("process figures still sampled: %+v", x)
+		}
+	}
+	if w := s.Warnings(); len(w) != 0 {
+		t.Errorf("no metrics url is not a problem: %q", w)
+	}
+}
+
+func TestSamplerFailingEndpoint(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	s := Start(context.Background(), os.Getpid(), srv.URL+"/actuator/prometheus", 50*time.Millisecond)
+	time.Sleep(130 * time.Millisecond)
+	samples := s.Stop()
+	for _, x := range samples {
+		if x.JVM {
+			t.Errorf("404 endpoint counted as a scrape: %+v", x)
+		}
+	}
+	if w := strings.Join(s.Warnings(), "\n"); !strings.Contains(w, "404") || !strings.Contains(w, "prometheus on the classpath") {
+		t.Errorf("warning should name the status and how to fix it: %q", w)
+	}
+}
+
+func TestSamplerTargetExits(t *testing.T) {
+	cmd := exec.Command("sleep", "0.15")
+	if err := cmd.Start(); err != nil {
+		t.Skip(err)
+	}
+	s := Start(context.Background(), cmd.Process.Pid, "", 50*time.Millisecond)
+	_ = cmd.Wait() // reaped: /proc/<pid> disappears
+	time.Sleep(150 * time.Millisecond)
+	samples := s.Stop()
+	if len(samples) == 0 {
+		t.Fatal("no samples")
+	}
+	last := samples[len(samples)-1]
+	if last.Threads != 0 || last.RSSMB != 0 || last.CPUUserPct != 0 {
+		t.Errorf("sample after exit has process figures: %+v", last)
+	}
+	if w := strings.Join(s.Warnings(), "\n"); !strings.Contains(w, "gone") {
+		t.Errorf("no warning about the exited target: %q", w)
+	}
+}
+
+func TestSamplerContextEnds(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := Start(ctx, os.Getpid(), "", 20*time.Millisecond)
+	time.Sleep(70 * time.Millisecond)
+	cancel()
+	done := make(chan []Sample)
+	go func() { done <- s.Stop() }()
+	select {
+	case got := <-done:
+		if len(got) == 0 {
+			t.Error("samples taken before the context ended were lost")
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("Stop hangs after the context ended")
+	}
+}
+
+func TestOutsidePct(t *testing.T) {
+	for _, tt := range []struct {
+		why     string
+		d       env.CPUTimes
+		selfSec float64
+		want    float64
+	}{
+		// 2 cpus x 0.5 s = 100 ticks: 60 busy, 40 idle. This process used
+		// 0.2 s = 20 ticks of them: (60-20)/100 = 40% busy outside.
+		{"some of the busy time is ours", env.CPUTimes{User: 50, System: 10, Idle: 40}, 0.2, 40},
+		// All busy time is ours: nothing outside.
+		{"only us", env.CPUTimes{User: 30, Idle: 70}, 0.3, 0},
+		// getrusage and /proc/stat tick at different moments: ours may exceed
+		// the busy ticks by a tick; never negative.
+		{"clock skew", env.CPUTimes{User: 10, Idle: 90}, 0.11, 0},
+		// Steal is not busy: the hypervisor ran someone else.
+		{"steal is not ours or theirs", env.CPUTimes{User: 10, Idle: 60, Steal: 30}, 0, 10},
+		{"no time passed", env.CPUTimes{}, 0, 0},
+	} {
+		if got := outsidePct(tt.d, tt.selfSec); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("%s: %v, want %v", tt.why, got, tt.want)
+		}
+	}
+}
+
+func TestCoolDown(t *testing.T) {
+	// A threshold no host exceeds: one window and done.
+	waited, busy := CoolDown(context.Background(), 101, 5*time.Second)
+	if waited < coolWindow || waited > 3*coolWindow || busy < 0 || busy > 100 {
+		t.Errorf("idle gate: waited %v busy %.1f%%", waited, busy)
+	}
+	// An impossible threshold: bounded by maxWait, and the busy share is still reported.
+	start := time.Now()
+	waited, _ = CoolDown(context.Background(), 1e-9, 1200*time.Millisecond)
+	if el := time.Since(start); el > 2*time.Second || waited > 1500*time.Millisecond {
+		t.Errorf("gate not bounded by maxWait: waited %v, took %v", waited, el)
+	}
+	// A cancelled context returns at once.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start = time.Now()
+	CoolDown(ctx, 1e-9, time.Minute)
+	if time.Since(start) > 100*time.Millisecond {
+		t.Error("cancelled context: CoolDown kept waiting")
+	}
+}
