@@ -161,28 +161,17 @@ type evaluation struct {
 // decide turns per-point estimates and problems into the verdict.
 func (e evaluation) decide(v *Verdict) {
 	var decider *Estimate
+	var contra, incon []*Estimate
+	weakest := -1
 	leansSup, leansCon := 0, 0
 	for i := range e.points {
-		switch e.points[i].leans {
+		p := &e.points[i]
+		switch p.leans {
 		case Supported:
 			leansSup++
 		case Contradicted:
 			leansCon++
 		}
-	}
-	switch {
-	case len(e.points) == 0:
-		v.Status = Inconclusive
-	case leansCon > 0:
-		v.Leans = Contradicted
-	case leansSup == len(e.points):
-		v.Leans = Supported
-	}
-
-	var contra, incon []*Estimate
-	weakest := -1
-	for i := range e.points {
-		p := &e.points[i]
 		switch p.Status {
 		case Contradicted:
 			contra = append(contra, p)
@@ -194,15 +183,16 @@ func (e evaluation) decide(v *Verdict) {
 			}
 		}
 	}
+	v.Status = Inconclusive
 	switch {
 	case len(e.problems) > 0:
-		v.Status = Inconclusive
 		v.Reason = strings.Join(e.problems, "; ")
-		if len(incon) > 0 {
+		switch {
+		case len(incon) > 0:
 			decider = incon[0]
-		} else if len(contra) > 0 {
+		case len(contra) > 0:
 			decider = contra[0]
-		} else if weakest >= 0 {
+		case weakest >= 0:
 			decider = &e.points[weakest]
 		}
 	case len(contra) > 0:
@@ -215,7 +205,6 @@ func (e evaluation) decide(v *Verdict) {
 		}
 		v.Reason = "contradicted " + e.at(decider.Point) + ": " + decider.Reason
 	case len(incon) > 0:
-		v.Status = Inconclusive
 		decider = incon[0]
 		var rs []string
 		for _, p := range incon {
@@ -231,9 +220,16 @@ func (e evaluation) decide(v *Verdict) {
 			v.Reason = fmt.Sprintf("supported at all %d points; weakest %s: %s",
 				len(e.points), e.at(decider.Point), decider.Reason)
 		}
+	default:
+		v.Reason = "no sweep point matched the check (check where and the sweep values)"
 	}
-	if v.Status != Inconclusive {
-		v.Leans = ""
+	if v.Status == Inconclusive {
+		switch {
+		case leansCon > 0:
+			v.Leans = Contradicted
+		case leansSup > 0 && leansSup == len(e.points):
+			v.Leans = Supported
+		}
 	}
 	if decider != nil {
 		v.Point, v.Ratio, v.Low, v.High, v.P = decider.Point, decider.Ratio, decider.Low, decider.High, decider.PAdj
@@ -363,7 +359,6 @@ func evalCompare(c Check, byVariant map[string][]*series, seed int64) evaluation
 	// data for the other.
 	type pair struct {
 		label string
-		point map[string]string
 		a, b  []float64
 	}
 	var pairs []pair
@@ -391,7 +386,7 @@ func evalCompare(c Check, byVariant map[string][]*series, seed int64) evaluation
 		case b == nil && len(byVariant[nameB]) > 0:
 			e.problems = append(e.problems, fmt.Sprintf("no data for variant %s at %s", nameB, pointName(s.label)))
 		case a != nil && b != nil:
-			pairs = append(pairs, pair{s.label, s.point, a.values, b.values})
+			pairs = append(pairs, pair{s.label, a.values, b.values})
 		}
 	}
 
@@ -538,6 +533,9 @@ func evalCompare(c Check, byVariant map[string][]*series, seed int64) evaluation
 				nameA, nameB, fmtRatio(ratio), 100*band, strings.Join(claim, " and "),
 				fmtRatio(lo), fmtRatio(hi), fmtP(est.PAdj))
 		}
+		if few := append(fewTrials(nameA, p.label, p.a), fewTrials(nameB, p.label, p.b)...); len(few) > 0 {
+			est.Status, est.Reason = Inconclusive, strings.Join(few, "; ")
+		}
 		e.points = append(e.points, est)
 		e.evidence = append(e.evidence, fmt.Sprintf(
 			"%s: %s/%s %s = %s (95%% CI %s–%s), claim %s; Mann-Whitney p=%s (%s%s); medians %s vs %s, n=%d+%d, CV %s vs %s → %s",
@@ -613,11 +611,13 @@ func evalFlat(c Check, byVariant map[string][]*series, seed int64) evaluation {
 		sl           *slice
 		cells        []*series
 		hiIdx, loIdx int
+		few          []string
 	}
 	var preps []prepared
 	var raw []float64
 	for _, sl := range slicesOf {
 		var present []*series
+		var few []string
 		for i, cell := range sl.cells {
 			if cell == nil {
 				at := key + "=" + values[i]
@@ -627,9 +627,10 @@ func evalFlat(c Check, byVariant map[string][]*series, seed int64) evaluation {
 				e.problems = append(e.problems, fmt.Sprintf("no data for variant %s at %s", name, at))
 				continue
 			}
-			e.problems = append(e.problems, fewTrials(name, cell.label, cell.values)...)
+			few = append(few, fewTrials(name, cell.label, cell.values)...)
 			present = append(present, cell)
 		}
+		e.problems = append(e.problems, few...)
 		if len(present) < 2 {
 			continue
 		}
@@ -643,7 +644,7 @@ func evalFlat(c Check, byVariant map[string][]*series, seed int64) evaluation {
 				loIdx = i
 			}
 		}
-		preps = append(preps, prepared{sl, present, hiIdx, loIdx})
+		preps = append(preps, prepared{sl, present, hiIdx, loIdx, few})
 		raw = append(raw, uTest(present[hiIdx].values, present[loIdx].values))
 	}
 	adj := Holm(raw)
@@ -716,6 +717,9 @@ func evalFlat(c Check, byVariant map[string][]*series, seed int64) evaluation {
 				est.Reason = fmt.Sprintf("the medians vary by more than the tolerance (max/min = %s > %s) but not clearly: %s",
 					fmtRatio(spread), fmtRatio(limit), strings.Join(why, "; "))
 			}
+		}
+		if len(pr.few) > 0 {
+			est.Status, est.Reason = Inconclusive, strings.Join(pr.few, "; ")
 		}
 		e.points = append(e.points, est)
 		prefix := ""
@@ -854,7 +858,9 @@ func bootstrap(rng *rand.Rand, samples [][]float64, stat func(medians []float64)
 		}
 	}
 	slices.Sort(out)
-	rank := func(q float64) float64 { return out[int(math.Ceil(q*float64(Resamples)))-1] }
+	// Nearest rank: the ceil(q*B)-th smallest. The 1e-9 keeps 0.975*10000,
+	// which floating point may compute as 9750.000000000002, at rank 9750.
+	rank := func(q float64) float64 { return out[int(math.Ceil(q*float64(Resamples)-1e-9))-1] }
 	return rank((1 - Confidence) / 2), rank(1 - (1-Confidence)/2)
 }
 

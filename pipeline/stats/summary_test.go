@@ -58,6 +58,16 @@ func TestSummarize(t *testing.T) {
 			want: Summary{N: 9, Median: 5, Mean: 5, Min: 1, Max: 9, Q1: 2.5, Q3: 7.5, IQR: 5, Stddev: 2.738613, CV: 0.547723, Low: 2, High: 8, Confidence: 0.9609375, CIMethod: CIOrderStatistic},
 		},
 		{
+			name: "eight trials",
+			why:  "n=8: benchmath takes the shortest interval, which is not symmetric",
+			// [x2, x7] covers 1 - 2*(1+8)/256 = 0.930 < 0.95; [x1, x7] covers k = 1..6:
+			// 1 - (C(8,0) + C(8,7) + C(8,8))/256 = 1 - 10/256 = 0.9609375 (left-biased tie-break)
+			// median 4.5; Q1 = median(1..4) = 2.5, Q3 = median(5..8) = 6.5
+			// squares from 4.5: 2*(0.25+2.25+6.25+12.25) = 42, /7 = 6, sd 2.449490, CV 0.544331
+			xs:   []float64{8, 7, 6, 5, 4, 3, 2, 1},
+			want: Summary{N: 8, Median: 4.5, Mean: 4.5, Min: 1, Max: 8, Q1: 2.5, Q3: 6.5, IQR: 4, Stddev: 2.449490, CV: 0.544331, Low: 1, High: 7, Confidence: 0.9609375, CIMethod: CIOrderStatistic},
+		},
+		{
 			name: "seven trials",
 			why:  "n=7 needs the full range: [x2, x6] covers only 1 - 2*(1+7)/128 = 0.875",
 			// [x1, x7]: 1 - 2/128 = 0.984375; Q1 = median(1,2,3) = 2, Q3 = median(5,6,7) = 6
