@@ -119,8 +119,10 @@ func TestSamplerOnSelf(t *testing.T) {
 		}
 	}
 	// The busy goroutine runs in this process, which is both target and
-	// generator here: both see most of a core over the run (ticks are 10 ms,
-	// so compare the mean, not each interval).
+	// generator here: /proc/<pid>/stat ticks and getrusage are two independent
+	// measurements of the same CPU and must agree (ticks are 10 ms, so compare
+	// means). How much of a core the goroutine gets depends on what else the
+	// shared machine runs, so only a floor is asserted on the level.
 	var target, gen float64
 	for _, x := range samples {
 		target += x.CPUUserPct + x.CPUSysPct
@@ -128,10 +130,10 @@ func TestSamplerOnSelf(t *testing.T) {
 	}
 	target /= float64(len(samples))
 	gen /= float64(len(samples))
-	if target < 30 || gen < 30 {
-		t.Errorf("mean cpu while burning a core: target %.0f%%, generator %.0f%%; want both well above 30%%", target, gen)
+	if target < 5 || gen < 5 {
+		t.Errorf("mean cpu while burning a core: target %.0f%%, generator %.0f%%; want both above 5%%", target, gen)
 	}
-	if math.Abs(target-gen) > 40 {
+	if math.Abs(target-gen) > 20 {
 		t.Errorf("same process measured two ways: /proc %.0f%% vs getrusage %.0f%%", target, gen)
 	}
 	w := strings.Join(s.Warnings(), "\n")
