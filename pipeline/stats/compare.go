@@ -124,6 +124,20 @@ func (c *Comparison) decide() {
 	}
 }
 
+// Regression reports whether B is significantly worse than A for a metric
+// of the given direction (see HigherIsBetter): slower throughput, or higher
+// latency or error counts. It is what `threadlab diff --fail-on-regression`
+// fails on; a "~" is never a regression.
+func (c Comparison) Regression(higherIsBetter bool) bool {
+	if !c.Significant {
+		return false
+	}
+	if higherIsBetter {
+		return c.Delta < 0
+	}
+	return c.Delta > 0
+}
+
 // bandSource names what set the noise band, for the Note.
 func (c *Comparison) bandSource() string {
 	switch c.Band {

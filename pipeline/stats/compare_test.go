@@ -248,3 +248,25 @@ func TestAdjustHolm(t *testing.T) {
 		}
 	}
 }
+
+func TestRegression(t *testing.T) {
+	base := []float64{100, 101, 99, 100, 102, 98}
+	tests := []struct {
+		name   string
+		why    string
+		a, b   []float64
+		metric string
+		want   bool
+	}{
+		{"latency doubled", "wall_ms +100% is worse", base, scale(base, 2), "wall_ms", true},
+		{"latency halved", "wall_ms -50% is better", base, scale(base, 0.5), "wall_ms", false},
+		{"throughput halved", "rps -50% is worse", base, scale(base, 0.5), "rps", true},
+		{"throughput doubled", "rps +100% is better", base, scale(base, 2), "rps", false},
+		{"no difference", "a ~ is never a regression", base, base, "wall_ms", false},
+	}
+	for _, tt := range tests {
+		if got := Compare(tt.a, tt.b, Alpha).Regression(HigherIsBetter(tt.metric)); got != tt.want {
+			t.Errorf("%s: Regression = %v, want %v (%s)", tt.name, got, tt.want, tt.why)
+		}
+	}
+}
