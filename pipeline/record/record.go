@@ -166,6 +166,15 @@ type Meta struct {
 	ID         string              `json:"id"`
 	Experiment string              `json:"experiment"`
 	Title      string              `json:"title"`
+	Question   string              `json:"question"`
+	Source     string              `json:"source,omitempty"` // the seed write-up the experiment comes from
+	Variants   []string            `json:"variants"`         // in manifest order
+	SweepKeys  []string            `json:"sweep_keys,omitempty"`
+	Groups     []string            `json:"groups"`         // request groups, measured group first
+	Measured   string              `json:"measured_group"` // the group whose numbers answer the question
+	Primary    string              `json:"primary_metric"` // wall_ms for a burst, rps otherwise
+	Trials     int                 `json:"trials"`
+	Host       string              `json:"host"`
 	Profile    string              `json:"profile"`
 	Manifest   string              `json:"manifest_path"`
 	Seed       int64               `json:"seed"`
