@@ -37,7 +37,10 @@ type Cell struct {
 // Estimate is a claim's result at one sweep point (compare) or one slice of
 // the sweep (flat_over).
 type Estimate struct {
-	Point string `json:"point"` // "pool=400"; "" for a run without a sweep
+	// Point names the sweep point ("pool=400"); for flat_over, the slice,
+	// i.e. the other sweep keys ("users=2000"). "" when there is nothing to
+	// name: a run without a sweep, or flat_over over the only sweep key.
+	Point string `json:"point"`
 	// Ratio is A/B of the medians (compare) or the largest over the smallest
 	// median across the flat_over values; Low and High its 95% bootstrap
 	// interval.
