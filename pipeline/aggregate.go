@@ -202,7 +202,7 @@ func (Claims) Run(ctx context.Context, s *State) error {
 			return strings.Compare(a.Variant+record.FormatPoint(a.Point), b.Variant+record.FormatPoint(b.Point))
 		})
 		v := stats.Evaluate(c.ID, c.Says, c.Check, sc, s.M.Seed)
-		rv := record.Verdict{ID: v.ID, Says: v.Says, Status: v.Status, Evidence: v.Evidence,
+		rv := record.Verdict{ID: v.ID, Says: v.Says, Status: v.Status, Reason: v.Reason, Leans: v.Leans, Evidence: v.Evidence,
 			Ratio: finite(v.Ratio), Low: finite(v.Low), High: finite(v.High), P: finite(v.P), Flags: v.Flags}
 		if d := c.Decision; d != nil {
 			rv.Decision = &record.Decision{When: d.When, Pick: d.Pick, Then: d.Then}
