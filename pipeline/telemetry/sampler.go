@@ -30,10 +30,13 @@ import (
 
 // Sample is the server's view of one interval. Percentages of CPU are of
 // one core (200% = two cores busy) for processes, and of all CPUs for the
-// host. T is the end of the interval, in seconds since Start; the first
-// sample covers (0, T].
+// host. T is the start of the interval in seconds since Start, so with a 1s
+// interval int(T) is the same bucket index as the client's per-second series
+// (load.Second.T, requests completed in [T, T+1)); Dur is its length, shorter
+// for the last, partial interval that Stop samples.
 type Sample struct {
 	T          float64 `json:"t" csv:"t_s"`
+	Dur        float64 `json:"dur_s" csv:"dur_s"`
 	CPUUserPct float64 `json:"cpu_user_pct" csv:"cpu_user_pct"` // target process, % of one core
 	CPUSysPct  float64 `json:"cpu_sys_pct" csv:"cpu_sys_pct"`
 	RSSMB      float64 `json:"rss_mb" csv:"rss_mb"`
@@ -212,18 +215,18 @@ func (s *Sampler) sample(ctx context.Context, now time.Time) {
 	if dt <= 0 {
 		return
 	}
-	x := Sample{T: round3(now.Sub(s.start).Seconds())}
+	x := Sample{T: round3(s.prev.at.Sub(s.start).Seconds()), Dur: round3(dt)}
 	x.GenCPUPct = max(0, r.selfSec-s.prev.selfSec) / dt * 100
 
 	switch {
 	case s.lost:
 	case !r.procOK:
 		s.lost = true
-		s.warnOnce("gone", "target pid %d gone at t=%.1fs: later samples have no process figures", s.pid, x.T)
+		s.warnOnce("gone", "target pid %d gone at t=%.1fs: later samples have no process figures", s.pid, x.T+x.Dur)
 	case s.prev.procOK && r.proc.StartTime != s.prev.proc.StartTime:
 		// Same pid, another process: the old one died and the pid was reused.
 		s.lost = true
-		s.warnOnce("reused", "pid %d was reused by another process at t=%.1fs", s.pid, x.T)
+		s.warnOnce("reused", "pid %d was reused by another process at t=%.1fs", s.pid, x.T+x.Dur)
 	default:
 		if s.prev.procOK {
 			x.CPUUserPct = tickDelta(r.proc.UTime, s.prev.proc.UTime) / env.UserHZ / dt * 100
@@ -262,7 +265,7 @@ func tickDelta(cur, prev uint64) float64 {
 func (s *Sampler) jvm(ctx context.Context, x *Sample) {
 	m, err := s.scrape(ctx)
 	if err != nil {
-		s.warnOnce("scrape", "metrics: scrape of %s failed at t=%.1fs (JVM fields 0, jvm=false there): %v", s.url, x.T, err)
+		s.warnOnce("scrape", "metrics: scrape of %s failed at t=%.1fs (JVM fields 0, jvm=false there): %v", s.url, x.T+x.Dur, err)
 		return
 	}
 	x.JVM = true
@@ -271,12 +274,12 @@ func (s *Sampler) jvm(ctx context.Context, x *Sample) {
 	x.HikariActive, x.HikariPending = m[mActive], m[mPending]
 	cur := gcCounters(m)
 	if s.gc == nil {
-		s.warnOnce("gcbase", "metrics: no GC baseline before t=%.1fs; collections before it are not attributed to any interval", x.T)
+		s.warnOnce("gcbase", "metrics: no GC baseline before t=%.1fs; collections before it are not attributed to any interval", x.T+x.Dur)
 	} else {
 		dc, reset1 := CounterDelta(cur.count, s.gc.count)
 		ds, reset2 := CounterDelta(cur.sumSec, s.gc.sumSec)
 		if reset1 || reset2 {
-			s.warnOnce("reset", "metrics: GC counters went backwards at t=%.1fs (JVM restarted?); counted from zero", x.T)
+			s.warnOnce("reset", "metrics: GC counters went backwards at t=%.1fs (JVM restarted?); counted from zero", x.T+x.Dur)
 		}
 		x.GCCount, x.GCPauseMs = dc, ds*1000
 	}

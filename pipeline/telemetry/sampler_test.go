@@ -85,9 +85,17 @@ func TestSamplerOnSelf(t *testing.T) {
 	if len(samples) < 5 || len(samples) > 8 {
 		t.Fatalf("%d samples over ~6.5 intervals: %+v", len(samples), samples)
 	}
+	// Intervals tile the run: each starts where the previous ended, the
+	// first at 0, so int(T) lines up with the client's per-second buckets.
+	if samples[0].T != 0 {
+		t.Errorf("first sample starts at %v, want 0", samples[0].T)
+	}
 	for i, x := range samples {
-		if i > 0 && x.T <= samples[i-1].T {
-			t.Errorf("sample %d: T %v not after %v", i, x.T, samples[i-1].T)
+		if i > 0 && math.Abs(x.T-(samples[i-1].T+samples[i-1].Dur)) > 0.002 {
+			t.Errorf("sample %d starts at %v, previous ended at %v", i, x.T, samples[i-1].T+samples[i-1].Dur)
+		}
+		if x.Dur <= 0 || x.Dur > 3*interval.Seconds() {
+			t.Errorf("sample %d: dur %v", i, x.Dur)
 		}
 		if !x.JVM {
 			t.Errorf("sample %d: scrape failed: %v", i, s.Warnings())
