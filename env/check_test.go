@@ -2,6 +2,7 @@ package env
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,7 +52,27 @@ func TestCgroupFromTrees(t *testing.T) {
 		})
 	}
 
-	cg := treeHost(t.TempDir(), 0, 0).cgroup()
+	// A process in the v2 root cgroup: no cpu.max or memory.max exists
+	// there because the root cannot be limited. That is "no limit", known.
+	root := t.TempDir()
+	for name, content := range map[string]string{
+		"proc/self/cgroup":                 "0::/\n",
+		"proc/self/mountinfo":              "29 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n",
+		"sys/fs/cgroup/cgroup.controllers": "cpu memory\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cg := treeHost(root, 0, 0).cgroup()
+	if !cg.CPUKnown || !cg.MemoryKnown || cg.CPULimit != 0 || cg.MemoryMax != -1 || cg.Version != 2 {
+		t.Errorf("v2 root cgroup: want known, unlimited; got %+v", cg)
+	}
+
+	cg = treeHost(t.TempDir(), 0, 0).cgroup()
 	if cg.CPUKnown || cg.MemoryKnown || cg.Version != 0 || len(cg.Unreadable) == 0 {
 		t.Errorf("no /proc at all: want nothing known and the reason recorded, got %+v", cg)
 	}

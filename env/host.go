@@ -268,6 +268,9 @@ func (h host) cgroup() Cgroup {
 			cg.CPUKnown = true
 			cg.tighterCPU(q, per, filepath.Join(d, "cpu.max"))
 		}
+		// The root cgroup has no cpu.max because it cannot be limited: a
+		// process there (or a cgroup whose files are hidden) has no quota.
+		cg.CPUKnown = cg.CPUKnown || dir == v2.Point
 	case ok:
 		cg.Version, cg.Path = 1, p
 		dir := h.cgroupDir(m, p)
@@ -295,7 +298,9 @@ func (h host) cgroup() Cgroup {
 		if cg.Version == 0 {
 			cg.Version, cg.Path = 2, v2Path
 		}
-		cg.memoryWalk(h, ancestors(h.cgroupDir(*v2, v2Path), v2.Point), "memory.max")
+		dir := h.cgroupDir(*v2, v2Path)
+		cg.memoryWalk(h, ancestors(dir, v2.Point), "memory.max")
+		cg.MemoryKnown = cg.MemoryKnown || dir == v2.Point // the root cgroup has no memory.max
 	case ok:
 		if cg.Version == 0 {
 			cg.Version, cg.Path = 1, p
