@@ -33,8 +33,8 @@ import (
 // that the service was not the bottleneck: with N clients all waiting on it,
 // it reaches N.
 type Stats struct {
-	Requests     uint64 // responses written, /enrich and /health, including errors
-	Enriched     uint64 // /enrich responses written after the full delay
+	Requests     uint64 // answers sent, /enrich and /health, including errors
+	Enriched     uint64 // /enrich answers sent after the full delay
 	InFlight     int64  // /enrich requests waiting right now
 	MaxInFlight  int64  // most /enrich requests waiting at the same time
 	Conns        uint64 // TCP connections accepted; stays at the client's pool size when keep-alive works
@@ -102,15 +102,15 @@ func Start(ctx context.Context, addr string, delay time.Duration) (*Server, erro
 
 func start(ctx context.Context, addr string, delay time.Duration, wait waitFunc) (*Server, error) {
 	if delay < 0 {
-		return nil, fmt.Errorf("downstream: delay %v is negative: use 0 or a positive duration such as 100ms", delay)
+		return nil, fmt.Errorf("downstream delay %v is negative: use 0 or a positive duration such as 100ms", delay)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("downstream: not started: %w", err)
+		return nil, fmt.Errorf("downstream service not started: %w", err)
 	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("downstream: listen on %s: %w (choose a free port, or port 0 for any free one)", addr, err)
+		return nil, fmt.Errorf("downstream service: listen on %s: %w (choose a free port, or port 0 for any free one)", addr, err)
 	}
 	s := &Server{delay: delay, wait: wait, ln: ln, done: make(chan struct{}), open: map[net.Conn]struct{}{}}
 	s.handlers.Add(1)
@@ -187,10 +187,12 @@ func (s *Server) serve(c net.Conn) {
 			return // server closed while the request waited
 		}
 		out = appendResponse(out[:0], status, body, req)
+		// Counted before the write so a client that has its answer always
+		// sees it counted in Stats.
+		s.requests.Add(1)
 		if _, err := c.Write(out); err != nil {
 			return
 		}
-		s.requests.Add(1)
 		if req.close {
 			return
 		}
