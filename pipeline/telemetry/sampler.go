@@ -119,6 +119,7 @@ func Start(ctx context.Context, pid int, metricsURL string, interval time.Durati
 	s.start = time.Now()
 	s.prev = s.read(s.start)
 	if !s.prev.procOK {
+		s.lost = true
 		s.warnOnce("proc", "target pid %d not readable at start: its CPU, RSS and threads are 0", pid)
 	}
 	go s.loop(ctx)
