@@ -484,8 +484,8 @@ func (h host) meminfo() (map[string]uint64, error) {
 	return ParseMeminfo(f)
 }
 
-// Proc is another process's CPU use over the host check's window.
-type Proc struct {
+// busyProc is another process's CPU use over the host check's window.
+type busyProc struct {
 	PID     int     `json:"pid"`
 	Comm    string  `json:"comm"`
 	CPUPct  float64 `json:"cpu_pct"` // % of one core
@@ -515,7 +515,7 @@ func (h host) pidStats() map[int]PidStat {
 // busy watches the host for h.window: the share of all CPUs busy outside
 // this process (%), and the other processes sorted by CPU use. A pid whose
 // start time changed in between is a different process and is left out.
-func (h host) busy(ctx context.Context) (otherPct float64, procs []Proc, err error) {
+func (h host) busy(ctx context.Context) (otherPct float64, procs []busyProc, err error) {
 	s0, err := h.procStat()
 	if err != nil {
 		return 0, nil, err
@@ -548,7 +548,7 @@ func (h host) busy(ctx context.Context) (otherPct float64, procs []Proc, err err
 		if ticks == 0 {
 			continue
 		}
-		procs = append(procs, Proc{PID: pid, Comm: b.Comm, Threads: b.Threads, CPUPct: float64(ticks) / UserHZ / secs * 100})
+		procs = append(procs, busyProc{PID: pid, Comm: b.Comm, Threads: b.Threads, CPUPct: float64(ticks) / UserHZ / secs * 100})
 	}
 	sort.Slice(procs, func(i, j int) bool { return procs[i].CPUPct > procs[j].CPUPct })
 	if tot := d.TotalTicks(); tot > 0 {
