@@ -298,7 +298,8 @@ func (s *Server) Stats() Stats {
 
 // Close stops listening, ends waiting requests without an answer and closes
 // every connection. It returns once every goroutine of the server has
-// exited, so a caller can check for leaks, and is safe to call more than once.
+// exited, so a caller can check for leaks, and is safe to call more than
+// once. The error is always nil; it is there so a Server is an io.Closer.
 func (s *Server) Close() error {
 	s.stopWatch()
 	s.shutdown()
