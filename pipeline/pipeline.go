@@ -165,6 +165,9 @@ func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, err
 			stageCtx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 			defer cancel()
 		}
+		if _, ok := st.(Report); ok {
+			s.settle(ctx, runErr) // the report shows the run's final state
+		}
 		s.Logf("== %s", st.Name())
 		if err := st.Run(stageCtx, s); err != nil {
 			if runErr == nil {
@@ -174,10 +177,20 @@ func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, err
 			}
 		}
 	}
+	s.settle(ctx, runErr)
+	if err := s.saveMeta(); err != nil && runErr == nil {
+		runErr = err
+	}
+	return s, runErr
+}
+
+// settle records how the run ended.
+func (s *State) settle(ctx context.Context, runErr error) {
 	s.Meta.Finished = time.Now().UTC().Format(time.RFC3339)
 	switch {
 	case runErr == nil:
 		s.Meta.State = "complete"
+		s.Meta.Error = ""
 	case errors.Is(runErr, context.Canceled) || ctx.Err() != nil:
 		s.Meta.State = "interrupted"
 		s.Meta.Error = "interrupted; resume with: threadlab run --resume " + s.Dir
@@ -185,14 +198,6 @@ func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, err
 		s.Meta.State = "failed"
 		s.Meta.Error = runErr.Error()
 	}
-	if err := s.saveMeta(); err != nil && runErr == nil {
-		runErr = err
-	}
-	// The report was rendered before the final state was known; render the banner.
-	if runErr != nil && !opt.NoReport {
-		_ = Report{}.Run(context.WithoutCancel(ctx), s)
-	}
-	return s, runErr
 }
 
 func newState(m *experiments.Manifest, opt Options) (*State, error) {
