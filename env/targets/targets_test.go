@@ -28,6 +28,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/threadlab/threadlab/env/downstream"
+	"github.com/threadlab/threadlab/env/postgres"
 )
 
 var (
@@ -65,6 +68,7 @@ func jars(t *testing.T) (javaHome string, jars map[string]string) {
 type target struct {
 	base string
 	log  string
+	stop func() // kills the process group and waits; idempotent, also run at cleanup
 }
 
 // start runs a jar on a free loopback port, waits for ReadyPath, and kills
@@ -91,17 +95,21 @@ func start(t *testing.T, javaHome, jar string, props map[string]string) *target 
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
-		}
-		logFile.Close()
-	})
-	tg := &target{base: "http://127.0.0.1:" + strconv.Itoa(port), log: logPath}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				<-exited
+			}
+			logFile.Close()
+		})
+	}
+	t.Cleanup(stop)
+	tg := &target{base: "http://127.0.0.1:" + strconv.Itoa(port), log: logPath, stop: stop}
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		select {
@@ -227,10 +235,10 @@ var (
 	oversizedThread = regexp.MustCompile(`^oversized-\d+$`)
 )
 
-// downstream stands in for the enrich service. While gate is set, a request
+// fakeDownstream stands in for the enrich service. While gate is set, a request
 // announces itself on arrived and waits for gate to close, so a test can look
 // at the pool exactly while the target waits on the downstream.
-type downstream struct {
+type fakeDownstream struct {
 	*httptest.Server
 	mu      sync.Mutex
 	paths   []string
@@ -239,8 +247,8 @@ type downstream struct {
 	delay   time.Duration
 }
 
-func newDownstream(t *testing.T) *downstream {
-	d := &downstream{}
+func newDownstream(t *testing.T) *fakeDownstream {
+	d := &fakeDownstream{}
 	d.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, ok := strings.CutPrefix(r.URL.Path, "/enrich/")
 		if !ok {
@@ -492,6 +500,105 @@ func TestSpringMVCDownstreamDown(t *testing.T) {
 	r := tg.get(t, "/order-summary/1")
 	if r.status != http.StatusBadGateway || !strings.Contains(r.body, "threadlab.downstream-url") {
 		t.Fatalf("with no downstream: %d %q, want 502 naming threadlab.downstream-url", r.status, r.body)
+	}
+}
+
+// The production shape of seed 001: mvc against a real PostgreSQL started by
+// env/postgres and the real env/downstream service.
+func TestSpringMVCOnPostgres(t *testing.T) {
+	javaHome, jars := jars(t)
+	if _, err := postgres.BinDir(); err != nil {
+		t.Skipf("PostgreSQL path not tested: %v", err)
+	}
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var pgLog bytes.Buffer
+	pg, err := postgres.Start(ctx, &pgLog)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, pgLog.String())
+	}
+	t.Cleanup(func() { pg.Stop() })
+	down, err := downstream.Start(context.Background(), "127.0.0.1:0", 700*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { down.Close() })
+
+	props := pg.Properties()
+	props["threadlab.orders"] = "5000"
+	props["threadlab.downstream-url"] = down.URL()
+	tg := start(t, javaHome, jars["spring-mvc"], props)
+	if log, _ := os.ReadFile(tg.log); !strings.Contains(string(log), "seeded 5000 orders, 500 customers (PostgreSQL)") {
+		t.Fatalf("no seeding line for PostgreSQL in the log:\n%s", tg.logTail())
+	}
+	if got, err := pg.Exec(ctx, "SELECT count(*) FROM orders JOIN customers c ON c.id = orders.customer_id"); err != nil || strings.TrimSpace(got) != "5000" {
+		t.Fatalf("joined rows in PostgreSQL = %q, %v; want 5000", got, err)
+	}
+
+	// During the downstream's delay, hold=true leaves the target's session
+	// idle in a transaction on the server; hold=false leaves none.
+	inTx := `SELECT count(*) FROM pg_stat_activity WHERE datname = 'threadlab' AND state = 'idle in transaction'`
+	for _, h := range []struct {
+		hold bool
+		why  string
+	}{
+		{true, "the transaction spans the downstream call"},
+		{false, "the connection went back to the pool in auto-commit before the call"},
+	} {
+		t.Run(fmt.Sprintf("hold=%v", h.hold), func(t *testing.T) {
+			done := make(chan reply, 1)
+			go func() {
+				res, err := client.Get(fmt.Sprintf("%s/order-summary/4999?hold=%v", tg.base, h.hold))
+				if err != nil {
+					done <- reply{status: -1, body: err.Error()}
+					return
+				}
+				b, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				done <- reply{status: res.StatusCode, body: string(b)}
+			}()
+			seen := 0
+			var r reply
+		poll:
+			for {
+				select {
+				case r = <-done:
+					break poll
+				case <-time.After(50 * time.Millisecond):
+					out, err := pg.Exec(ctx, inTx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					n, _ := strconv.Atoi(strings.TrimSpace(out))
+					seen = max(seen, n)
+				}
+			}
+			if r.status != 200 {
+				t.Fatalf("/order-summary/4999?hold=%v = %d %s", h.hold, r.status, r.body)
+			}
+			var s orderSummary
+			if err := json.Unmarshal([]byte(r.body), &s); err != nil {
+				t.Fatal(err)
+			}
+			// order 4999 -> customer (4998 mod 500)+1 = 499, enriched by the real downstream
+			if s.CustomerID != 499 || s.Enrichment["customerId"] != float64(499) || s.Held != h.hold {
+				t.Errorf("summary %+v", s)
+			}
+			if h.hold && seen < 1 || !h.hold && seen != 0 {
+				t.Errorf("sessions idle in transaction during the call: %d (%s)", seen, h.why)
+			}
+		})
+	}
+
+	// A fresh JVM per trial against the same database must not seed again.
+	tg.stop()
+	again := start(t, javaHome, jars["spring-mvc"], props)
+	if log, _ := os.ReadFile(again.log); !strings.Contains(string(log), "reusing seeded data: 5000 orders") {
+		t.Errorf("second start did not reuse the seeded tables:\n%s", again.logTail())
+	}
+	if r := again.get(t, "/order-summary/1"); r.status != 200 {
+		t.Errorf("after reuse: /order-summary/1 = %d %s", r.status, r.body)
 	}
 }
 
