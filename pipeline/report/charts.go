@@ -1,0 +1,639 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/threadlab/threadlab/pipeline/record"
+)
+
+// palette is Okabe-Ito, readable by colour-blind readers and in grey
+// print; a variant keeps its colour in every chart of a page.
+var palette = []string{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442"}
+
+func (v *runView) color(variant string) string {
+	for i, x := range v.layout.Variants {
+		if x == variant {
+			return palette[i%len(palette)]
+		}
+	}
+	return "#777777"
+}
+
+// chart is a rendered chart: a div with a fixed id and the script that
+// draws into it.
+type chart struct {
+	ID      string
+	Title   string
+	Caption string
+	Height  int
+	Small   bool
+	Script  template.HTML // a whole <script> element, sanitized by scriptFor
+}
+
+// optioner is what every go-echarts chart type offers: Validate fills
+// defaults (axis data, asset host) and JSONNotEscaped is the option object.
+// RenderSnippet().Option is not used: it HTML-escapes the JSON before
+// stripping go-echarts' function markers, so JavaScript functions
+// (formatters, renderItem) would arrive as plain strings.
+type optioner interface {
+	Validate()
+	JSONNotEscaped() template.HTML
+}
+
+// funcMarkers are go-echarts' quotes around opts.FuncOpts code (opts/js.go,
+// render/engine.go), removed so the code is a function, not a string.
+var funcMarkers = regexp.MustCompile(`(__f__")|("__f__)|(__f__)`)
+
+// scriptUnsafe matches what could end or confuse a script element.
+var scriptUnsafe = regexp.MustCompile(`(?i)<(/|!--|script)`)
+
+// init options shared by every chart: a fixed ChartID keeps the output
+// byte-identical between renders (golden tests, reviewable diffs), and the
+// AssetsHost points at reports/assets so nothing is fetched from a CDN.
+func initOpts(id, assetsHost string) charts.GlobalOpts {
+	return charts.WithInitializationOpts(opts.Initialization{ChartID: id, AssetsHost: assetsHost, Width: "100%", Height: "100%"})
+}
+
+// scriptFor renders c's option and wraps it in our own script element.
+// go-echarts' own script template writes the option JSON unescaped into a
+// <script>, so a variant named "</script>..." in a manifest would end the
+// element. "</", "<!--" and "<script" are the sequences the HTML parser
+// reacts to inside a script; they can only occur inside JSON strings (our
+// function code has none), where \u003c means the same "<".
+//
+// patches edit the option where go-echarts has no typed field for it.
+func scriptFor(id string, c optioner, patches ...func(map[string]any)) template.HTML {
+	c.Validate()
+	raw := string(c.JSONNotEscaped())
+	if len(patches) > 0 {
+		raw = patchOption(raw, patches)
+	}
+	option := strings.TrimSpace(funcMarkers.ReplaceAllString(raw, ""))
+	option = scriptUnsafe.ReplaceAllString(option, `\u003c$1`)
+	var b strings.Builder
+	fmt.Fprintf(&b, "<script>\n(function () {\n  var el = document.getElementById(%q);\n", id)
+	b.WriteString("  if (typeof echarts === 'undefined') { el.className += ' nojs'; return; }\n")
+	b.WriteString("  var c = echarts.init(el, null, {renderer: 'canvas'});\n")
+	b.WriteString("  c.setOption(" + option + ");\n")
+	b.WriteString("  window.addEventListener('resize', function () { c.resize(); });\n")
+	b.WriteString("  window.addEventListener('beforeprint', function () { c.resize(); });\n")
+	b.WriteString("})();\n</script>")
+	return template.HTML(b.String())
+}
+
+// patchOption applies patches to the option JSON while function code is
+// still a marked string, so it is still valid JSON. Map keys re-encode in
+// sorted order, as go-echarts' own encoding does, so output stays stable.
+func patchOption(raw string, patches []func(map[string]any)) string {
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return raw // go-echarts produced it: cannot happen, and unpatched still draws
+	}
+	for _, p := range patches {
+		p(m)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return raw
+	}
+	return b.String()
+}
+
+// twoLineLabels sets an explicit line height on the x axis labels: zrender
+// measures it from a CJK glyph, and without a CJK font (minimal Linux
+// installs, headless CI) the two lines of "platform\npool=50" overlap.
+func twoLineLabels(m map[string]any) {
+	if xs, ok := m["xAxis"].([]any); ok && len(xs) > 0 {
+		if x, ok := xs[0].(map[string]any); ok {
+			label, _ := x["axisLabel"].(map[string]any)
+			if label == nil {
+				label = map[string]any{}
+			}
+			label["lineHeight"] = 15
+			x["axisLabel"] = label
+		}
+	}
+}
+
+// jsFmt is the number formatter charts share (3 significant figures, no exponent).
+const jsFmt = `function f(x) { if (x === null || x === undefined || isNaN(x)) { return '-'; } var a = Math.abs(x); return a >= 100 ? x.toFixed(0) : a >= 10 ? x.toFixed(1) : a >= 1 ? x.toFixed(2) : x.toPrecision(3); }`
+
+// baseOpts are shared by every chart; grid is the plot area's margins
+// (WithGridOpts appends a grid, so each chart passes exactly one).
+func baseOpts(id, assetsHost string, grid opts.Grid) []charts.GlobalOpts {
+	grid.ContainLabel = opts.Bool(true)
+	return []charts.GlobalOpts{
+		initOpts(id, assetsHost),
+		charts.WithAnimation(false), // printing and screenshots catch the final state
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Type: "scroll"}),
+		charts.WithGridOpts(grid),
+	}
+}
+
+// bigGrid leaves room for the legend on top and axis names.
+var bigGrid = opts.Grid{Left: "64", Right: "24", Top: "40", Bottom: "40"}
+
+// primaryChart: the median of the primary metric per cell as a bar, its
+// 95% CI (or min-max) as a whisker, and every trial as a dot so noise
+// is visible next to the summary.
+func (v *runView) primaryChart() *chart {
+	l := v.layout
+	type cell struct {
+		variant, point string
+	}
+	var cells []cell
+	var cats []string
+	for _, p := range l.Points {
+		for _, vr := range l.Variants {
+			if len(v.trialsOf(vr, p, l.Measured)) == 0 {
+				continue
+			}
+			cells = append(cells, cell{vr, p})
+			label := vr
+			if p != "" {
+				label += "\n" + pointLabel(p, l.SweepKeys)
+			}
+			cats = append(cats, label)
+		}
+	}
+	if len(cells) == 0 {
+		return nil
+	}
+	id := "chart_primary"
+	metric := l.Primary
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(append(baseOpts(id, v.assetsHost, bigGrid),
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: opts.FuncOpts(`function (p) {
+  ` + jsFmt + `
+  var e = echarts.format.encodeHTML; var val = p.value;
+  if (p.seriesType === 'custom') { return e(p.seriesName) + ': ' + f(val[1]) + ' to ' + f(val[2]); }
+  if (p.seriesType === 'scatter') { return e(p.seriesName) + ', ' + e(p.name) + ': ' + f(val[1]); }
+  return e(p.seriesName) + ' median: ' + f(Array.isArray(val) ? val[1] : val);
+}`)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{Interval: "0"}}),
+		charts.WithYAxisOpts(opts.YAxis{Name: metricLabel(metric), NameLocation: "middle", NameGap: 56, Type: "value"}),
+	)...)
+	bar.SetXAxis(cats)
+
+	interval := "95% CI"
+	var whiskers []opts.CustomData
+	// One kind of whisker per chart: when any cell lacks a CI (too few
+	// trials), all show min-max, so whiskers are comparable.
+	for _, c := range cells {
+		s := v.summaryOf(c.variant, c.point, l.Measured, metric)
+		if s == nil || !hasCI(s) {
+			interval = "min–max"
+		}
+	}
+	var scatters []*charts.Scatter
+	for _, vr := range l.Variants {
+		data := make([]opts.BarData, len(cells))
+		dots := []opts.ScatterData{}
+		has := false
+		for i, c := range cells {
+			if c.variant != vr {
+				data[i] = opts.BarData{Value: "-"}
+				continue
+			}
+			has = true
+			med, lo, hi := v.cellStats(c.variant, c.point, metric, interval != "95% CI")
+			data[i] = opts.BarData{Value: round(med)}
+			whiskers = append(whiskers, opts.CustomData{Value: []any{i, round(lo), round(hi)}})
+			ts := v.trialsOf(c.variant, c.point, l.Measured)
+			for k, t := range ts {
+				if !t.Valid {
+					continue
+				}
+				x, _ := metricValue(t, metric)
+				dots = append(dots, opts.ScatterData{Name: fmt.Sprintf("trial %d", t.Trial), Value: []any{jitter(i, k, len(ts)), round(x)}})
+			}
+		}
+		if !has {
+			continue
+		}
+		color := v.color(vr)
+		bar.AddSeries(vr, data, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
+			s.BarGap = "-100%" // one bar per category: each variant fills only its own cells
+			s.BarMaxWidth = "56"
+			s.ItemStyle = &opts.ItemStyle{Color: color, Opacity: opts.Float(0.55)}
+		}))
+		sc := charts.NewScatter()
+		sc.AddSeries(vr, dots, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
+			s.SymbolSize = 9
+			s.ItemStyle = &opts.ItemStyle{Color: color, BorderColor: "#ffffff", BorderWidth: 1}
+		}))
+		scatters = append(scatters, sc)
+	}
+	var invalid []opts.ScatterData
+	for i, c := range cells {
+		ts := v.trialsOf(c.variant, c.point, l.Measured)
+		for k, t := range ts {
+			if t.Valid {
+				continue
+			}
+			x, _ := metricValue(t, metric)
+			invalid = append(invalid, opts.ScatterData{Name: fmt.Sprintf("trial %d", t.Trial), Value: []any{jitter(i, k, len(ts)), round(x)}})
+		}
+	}
+	if len(invalid) > 0 {
+		sc := charts.NewScatter()
+		sc.AddSeries("invalid trial", invalid, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
+			s.Symbol = "emptyCircle"
+			s.SymbolSize = 9
+			s.ItemStyle = &opts.ItemStyle{Color: "#999999"}
+		}))
+		scatters = append(scatters, sc)
+	}
+	cu := charts.NewCustom()
+	cu.AddSeries(interval, whiskers, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
+		s.RenderItem = opts.FuncOpts(`function (params, api) {
+  var x = api.value(0), lo = api.coord([x, api.value(1)]), hi = api.coord([x, api.value(2)]);
+  var w = Math.min(api.size([1, 0])[0] * 0.08, 14);
+  var st = {stroke: '#222222', lineWidth: 1.5};
+  return {type: 'group', children: [
+    {type: 'line', shape: {x1: lo[0], y1: lo[1], x2: hi[0], y2: hi[1]}, style: st},
+    {type: 'line', shape: {x1: lo[0] - w, y1: lo[1], x2: lo[0] + w, y2: lo[1]}, style: st},
+    {type: 'line', shape: {x1: hi[0] - w, y1: hi[1], x2: hi[0] + w, y2: hi[1]}, style: st}]};
+}`)
+		s.Encode = &opts.Encode{X: 0, Y: []int{1, 2}}
+		s.ItemStyle = &opts.ItemStyle{Color: "#222222"}
+	}))
+	// Whiskers before dots, so every trial stays visible on top.
+	bar.Overlap(cu)
+	for _, sc := range scatters {
+		bar.Overlap(sc)
+	}
+
+	better := "higher is better"
+	if lowerIsBetter(metric) {
+		better = "lower is better"
+	}
+	group := ""
+	if len(l.Groups) > 1 {
+		group = fmt.Sprintf(" of the %q group", l.Measured)
+	}
+	whisker := "the 95% confidence interval of the median"
+	if interval != "95% CI" {
+		whisker = "min–max of the valid trials (too few trials for a 95% CI of the median in some cell)"
+	}
+	caption := fmt.Sprintf("Bars: median %s%s across valid trials (%s). Whiskers: %s. Dots: each trial; hollow grey dots are invalid trials, excluded from the statistics.",
+		metricLabel(metric), group, better, whisker)
+	return &chart{ID: id, Title: "Primary metric: " + metricLabel(metric), Caption: caption, Height: 380, Script: scriptFor(id, bar, twoLineLabels)}
+}
+
+// cellStats returns the median and its interval for a cell, preferring
+// summary.csv (the statistics stage's numbers) and falling back to the
+// valid trials when the summary lacks the cell (an interrupted run).
+func (v *runView) cellStats(variant, point, metric string, minMax bool) (med, lo, hi float64) {
+	if s := v.summaryOf(variant, point, v.layout.Measured, metric); s != nil {
+		if !minMax {
+			return s.Median, s.Low, s.High
+		}
+		return s.Median, s.Min, s.Max
+	}
+	var xs []float64
+	for _, t := range v.trialsOf(variant, point, v.layout.Measured) {
+		if x, ok := metricValue(t, metric); ok && t.Valid {
+			xs = append(xs, x)
+		}
+	}
+	if len(xs) == 0 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	m := median(xs) // sorts xs
+	return m, xs[0], xs[len(xs)-1]
+}
+
+// sweepChart: x is the sweep value, one line of medians per variant, and a
+// min-max band around it.
+func (v *runView) sweepChart() *chart {
+	l := v.layout
+	if len(l.SweepKeys) == 0 || len(l.Points) < 2 {
+		return nil
+	}
+	id := "chart_sweep"
+	metric := l.Primary
+	cats := make([]string, len(l.Points))
+	xName := strings.Join(l.SweepKeys, ", ")
+	for i, p := range l.Points {
+		if len(l.SweepKeys) == 1 {
+			cats[i] = record.ParsePoint(p)[l.SweepKeys[0]]
+		} else {
+			cats[i] = pointLabel(p, l.SweepKeys)
+		}
+	}
+	line := charts.NewLine()
+	line.SetGlobalOptions(append(baseOpts(id, v.assetsHost, bigGrid),
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: opts.FuncOpts(`function (p) {
+  ` + jsFmt + `
+  return echarts.format.encodeHTML(p.seriesName + ' @ ' + p.name) + ': ' + f(p.value);
+}`)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: xName, NameLocation: "middle", NameGap: 30, AxisLabel: &opts.AxisLabel{Interval: "0"}}),
+		charts.WithYAxisOpts(opts.YAxis{Name: metricLabel(metric), NameLocation: "middle", NameGap: 56, Type: "value"}),
+	)...)
+	line.SetXAxis(cats)
+	for _, vr := range l.Variants {
+		meds := make([]opts.LineData, len(l.Points))
+		lows := make([]opts.LineData, len(l.Points))
+		spans := make([]opts.LineData, len(l.Points))
+		has := false
+		for i, p := range l.Points {
+			if len(v.trialsOf(vr, p, l.Measured)) == 0 {
+				meds[i], lows[i], spans[i] = opts.LineData{Value: "-"}, opts.LineData{Value: "-"}, opts.LineData{Value: "-"}
+				continue
+			}
+			has = true
+			med, lo, hi := v.cellStats(vr, p, metric, true)
+			meds[i] = opts.LineData{Value: round(med)}
+			lows[i] = opts.LineData{Value: round(lo)}
+			spans[i] = opts.LineData{Value: round(hi - lo)}
+		}
+		if !has {
+			continue
+		}
+		color := v.color(vr)
+		stack := "band " + vr
+		// The band is two stacked series sharing the variant's name, so the
+		// legend toggles line and band together: an invisible floor at the
+		// minimum and a filled span of max-min on top of it.
+		line.AddSeries(vr, lows, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
+			s.Stack = stack
+			s.ShowSymbol = opts.Bool(false)
+			s.Symbol = "none"
+			s.LineStyle = &opts.LineStyle{Opacity: opts.Float(0)}
+			s.ItemStyle = &opts.ItemStyle{Color: color}
+		}))
+		line.AddSeries(vr, spans, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
+			s.Stack = stack
+			s.ShowSymbol = opts.Bool(false)
+			s.Symbol = "none"
+			s.LineStyle = &opts.LineStyle{Opacity: opts.Float(0)}
+			s.AreaStyle = &opts.AreaStyle{Color: color, Opacity: opts.Float(0.15)}
+			s.ItemStyle = &opts.ItemStyle{Color: color}
+		}))
+		line.AddSeries(vr, meds, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
+			s.SymbolSize = 7
+			s.ItemStyle = &opts.ItemStyle{Color: color}
+			s.LineStyle = &opts.LineStyle{Color: color, Width: 2}
+		}))
+	}
+	caption := fmt.Sprintf("Median %s at each sweep point (line) with the min–max range of the valid trials (band).", metricLabel(metric))
+	return &chart{ID: id, Title: "Sweep: " + metricLabel(metric) + " by " + xName, Caption: caption, Height: 380, Script: scriptFor(id, line)}
+}
+
+// latencyChart: the percentile spectrum on a log x axis of 1/(1-q), as
+// HdrHistogram plots it, so p99, p99.9 and p99.99 are evenly spaced and
+// the tail is not squeezed into the right edge.
+func (v *runView) latencyChart() *chart {
+	l := v.layout
+	type key struct{ variant, point string }
+	byCell := map[key]map[float64][]float64{}
+	for _, q := range v.run.Latency {
+		if q.Group != l.Measured || q.Percentile >= 100 || q.Ms <= 0 || !v.validTrial(q.Variant, q.Point, q.Group, q.Trial) {
+			continue
+		}
+		k := key{q.Variant, q.Point}
+		if byCell[k] == nil {
+			byCell[k] = map[float64][]float64{}
+		}
+		byCell[k][q.Percentile] = append(byCell[k][q.Percentile], q.Ms)
+	}
+	if len(byCell) == 0 {
+		return nil
+	}
+	id := "chart_latency"
+	line := charts.NewLine()
+	line.SetGlobalOptions(append(baseOpts(id, v.assetsHost, bigGrid),
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: opts.FuncOpts(`function (p) {
+  ` + jsFmt + `
+  var q = 100 - 100 / p.value[0];
+  return echarts.format.encodeHTML(p.seriesName) + ' p' + (Math.round(q * 1000) / 1000) + ': ' + f(p.value[1]) + ' ms';
+}`)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: "percentile", NameLocation: "middle", NameGap: 30, Min: 1,
+			AxisLabel: &opts.AxisLabel{Formatter: opts.FuncOpts(`function (x) { return 'p' + (Math.round((100 - 100 / x) * 1000) / 1000); }`)}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "latency (ms)", NameLocation: "middle", NameGap: 56}),
+	)...)
+	for _, p := range l.Points {
+		for _, vr := range l.Variants {
+			m := byCell[key{vr, p}]
+			if m == nil {
+				continue
+			}
+			qs := make([]float64, 0, len(m))
+			for q := range m {
+				qs = append(qs, q)
+			}
+			sort.Float64s(qs)
+			data := make([]opts.LineData, 0, len(qs))
+			for _, q := range qs {
+				data = append(data, opts.LineData{Value: []any{round(1 / (1 - q/100)), round(median(m[q]))}})
+			}
+			name := vr
+			if p != "" {
+				name += " " + pointLabel(p, l.SweepKeys)
+			}
+			color := v.color(vr)
+			dash := v.dashFor(p)
+			line.AddSeries(name, data, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
+				s.SymbolSize = 6
+				s.ItemStyle = &opts.ItemStyle{Color: color}
+				s.LineStyle = &opts.LineStyle{Color: color, Width: 2, Type: dash}
+			}))
+		}
+	}
+	caption := "Latency at each percentile, median across valid trials per variant; both axes are logarithmic. A closed or burst load under-reports the tail (coordinated omission): compare shapes, and trust absolute tails only from an open model."
+	return &chart{ID: id, Title: "Latency percentile spectrum", Caption: caption, Height: 380, Script: scriptFor(id, line)}
+}
+
+// dashFor tells sweep points apart in a chart that already uses colour for
+// variants.
+func (v *runView) dashFor(point string) string {
+	styles := []string{"solid", "dashed", "dotted"}
+	for i, p := range v.layout.Points {
+		if p == point {
+			return styles[i%len(styles)]
+		}
+	}
+	return "solid"
+}
+
+// seriesCharts: small multiples of the per-second series through the
+// median trial of each variant (at the heaviest sweep point), one chart
+// per quantity so variants can be compared on a shared axis.
+func (v *runView) seriesCharts() ([]*chart, string) {
+	l := v.layout
+	if len(v.run.Series) == 0 || len(l.Points) == 0 {
+		return nil, ""
+	}
+	point := l.Points[len(l.Points)-1]
+	type pick struct {
+		variant string
+		trial   int
+		rows    []record.Sample
+	}
+	var picks []pick
+	var described []string
+	for _, vr := range l.Variants {
+		t, ok := v.medianTrial(vr, point)
+		if !ok {
+			continue
+		}
+		var rows []record.Sample
+		for _, s := range v.run.Series {
+			if s.Variant == vr && s.Point == point && s.Trial == t.Trial && s.Group == l.Measured {
+				rows = append(rows, s)
+			}
+		}
+		if len(rows) == 0 { // server-only rows, or a group the generator did not split out
+			for _, s := range v.run.Series {
+				if s.Variant == vr && s.Point == point && s.Trial == t.Trial {
+					rows = append(rows, s)
+				}
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].T < rows[j].T })
+		picks = append(picks, pick{vr, t.Trial, rows})
+		described = append(described, fmt.Sprintf("%s trial %d", vr, t.Trial))
+	}
+	if len(picks) == 0 {
+		return nil, ""
+	}
+	type quantity struct {
+		id, title string
+		get       func(record.Sample) float64
+		alt       func(record.Sample) float64 // dashed second line, e.g. OS threads
+		altName   string
+		optional  bool // shown only when some value is non-zero
+	}
+	qs := []quantity{
+		{id: "rps", title: "throughput (req/s)", get: func(s record.Sample) float64 { return float64(s.Requests) }},
+		{id: "p99", title: "p99 latency (ms)", get: func(s record.Sample) float64 { return s.P99Ms }},
+		{id: "cpu", title: "target CPU (%)", get: func(s record.Sample) float64 { return s.TargetCPUPct }},
+		{id: "threads", title: "threads: JVM live (solid), OS (dashed)", get: func(s record.Sample) float64 { return s.JVMThreads },
+			alt: func(s record.Sample) float64 { return float64(s.OSThreads) }, altName: "OS"},
+		{id: "heap", title: "heap used (MB)", get: func(s record.Sample) float64 { return s.HeapUsedMB }},
+		{id: "pool", title: "connection pool: active (solid), pending (dashed)", get: func(s record.Sample) float64 { return s.HikariActive },
+			alt: func(s record.Sample) float64 { return s.HikariPending }, altName: "pending", optional: true},
+		{id: "steal", title: "host CPU steal (%)", get: func(s record.Sample) float64 { return s.HostStealPct }, optional: true},
+	}
+	var out []*chart
+	for _, q := range qs {
+		if q.optional {
+			nonzero := false
+			for _, p := range picks {
+				for _, s := range p.rows {
+					if q.get(s) != 0 || (q.alt != nil && q.alt(s) != 0) {
+						nonzero = true
+					}
+				}
+			}
+			if !nonzero {
+				continue
+			}
+		}
+		id := "chart_series_" + q.id
+		line := charts.NewLine()
+		line.SetGlobalOptions(append(baseOpts(id, v.assetsHost, opts.Grid{Left: "12", Right: "20", Top: "16", Bottom: "8"}),
+			// One HTML legend above the grid serves all small charts.
+			charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
+			charts.WithTooltipOpts(opts.Tooltip{Trigger: "axis", ValueFormatter: opts.FuncOpts(`function (x) { ` + jsFmt + ` return f(x); }`)}),
+			charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "s", NameLocation: "end", NameGap: 8, MinInterval: 1}),
+			charts.WithYAxisOpts(opts.YAxis{Type: "value", Scale: opts.Bool(false)}),
+		)...)
+		for _, p := range picks {
+			color := v.color(p.variant)
+			data := make([]opts.LineData, len(p.rows))
+			for i, s := range p.rows {
+				data[i] = opts.LineData{Value: []any{round(s.T), round(q.get(s))}}
+			}
+			line.AddSeries(p.variant, data, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
+				s.ShowSymbol = opts.Bool(false)
+				s.ItemStyle = &opts.ItemStyle{Color: color}
+				s.LineStyle = &opts.LineStyle{Color: color, Width: 2}
+			}))
+			if q.alt != nil {
+				alt := make([]opts.LineData, len(p.rows))
+				for i, s := range p.rows {
+					alt[i] = opts.LineData{Value: []any{round(s.T), round(q.alt(s))}}
+				}
+				line.AddSeries(p.variant+" "+q.altName, alt, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
+					s.ShowSymbol = opts.Bool(false)
+					s.ItemStyle = &opts.ItemStyle{Color: color}
+					s.LineStyle = &opts.LineStyle{Color: color, Width: 1.5, Type: "dashed"}
+				}))
+			}
+		}
+		out = append(out, &chart{ID: id, Title: q.title, Height: 220, Small: true, Script: scriptFor(id, line)})
+	}
+	at := ""
+	if point != "" {
+		at = " at " + pointLabel(point, l.SweepKeys)
+	}
+	return out, fmt.Sprintf("Per-second series through the median trial of each variant%s (%s), by the primary metric. Client columns belong to the %q group; server columns (CPU, threads, heap) are the whole target.",
+		at, strings.Join(described, ", "), l.Measured)
+}
+
+// medianTrial is the valid trial of a cell whose primary metric is the
+// (lower) median, so the series shown is a typical one, not the best.
+func (v *runView) medianTrial(variant, point string) (record.Trial, bool) {
+	var ts []record.Trial
+	for _, t := range v.trialsOf(variant, point, v.layout.Measured) {
+		if t.Valid {
+			ts = append(ts, t)
+		}
+	}
+	if len(ts) == 0 {
+		return record.Trial{}, false
+	}
+	sort.SliceStable(ts, func(i, j int) bool {
+		a, _ := metricValue(ts[i], v.layout.Primary)
+		b, _ := metricValue(ts[j], v.layout.Primary)
+		if a != b {
+			return a < b
+		}
+		return ts[i].Trial < ts[j].Trial
+	})
+	return ts[(len(ts)-1)/2], true
+}
+
+// jitter spreads the k-th of n trial dots across the middle of category
+// i, so equal results do not hide behind each other; deterministic, unlike
+// random jitter, so pages stay byte-identical.
+func jitter(i, k, n int) any {
+	if n < 2 {
+		return i
+	}
+	return round(float64(i) + (float64(k)/float64(n-1)-0.5)*0.3)
+}
+
+// round keeps 4 significant decimals in chart data: the charts cannot show
+// more, and shorter JSON keeps pages small.
+func round(x float64) any {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "-"
+	}
+	if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+		return int64(x)
+	}
+	mag := math.Pow(10, 4-math.Ceil(math.Log10(math.Abs(x))))
+	if mag < 1 {
+		return math.Round(x)
+	}
+	return math.Round(x*mag) / mag
+}

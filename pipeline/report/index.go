@@ -1,0 +1,246 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/threadlab/threadlab/pipeline/record"
+	"gopkg.in/yaml.v3"
+)
+
+// indexView is reports/index.html: the decision framework first (what a
+// reader came for), then every experiment and its runs.
+type indexView struct {
+	Decisions   []decisionRow
+	Experiments []experimentView
+}
+
+type decisionRow struct {
+	When, Pick, Then        string
+	Claim, Says             string
+	Status, Strength, Leans string
+	Flags                   []string
+	Experiment, Run, Href   string
+	RunState                string
+}
+
+type experimentView struct {
+	Name, Title, Question string
+	Href                  string // latest-run page, empty when not rendered
+	Runs                  []runRow
+}
+
+type runRow struct {
+	ID, Href, Started, Host, Profile, State, Trials, Error string
+	Rebuild                                                string
+}
+
+// indexRun is the part of a run the index needs; it skips series and
+// latency so a large data/ tree indexes quickly.
+type indexRun struct {
+	dir      string
+	meta     record.Meta
+	manifest *manifestInfo
+	verdicts []record.Verdict
+	host     string
+	valid    int
+	trials   int
+	err      error
+}
+
+func readIndexRun(dir string) indexRun {
+	ir := indexRun{dir: dir}
+	if err := record.ReadJSON(dir, record.RunFile, &ir.meta); err != nil {
+		ir.err = err
+		return ir
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, record.ManifestFile)); err == nil {
+		var m manifestInfo
+		if yaml.Unmarshal(b, &m) == nil {
+			ir.manifest = &m
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, record.FingerprintFile)); err == nil {
+		if n, err := parseJSON(b); err == nil {
+			ir.host = hostHeadline(flatten(n, "", nil))
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, record.VerdictsFile)); err == nil && len(b) > 0 {
+		r := record.Run{Dir: dir, Verdicts: b}
+		if ir.verdicts, err = r.ReadVerdicts(); err != nil {
+			ir.err = err
+		}
+	}
+	trials, err := record.ReadCSV[record.Trial](dir, record.TrialsFile)
+	if err != nil && ir.err == nil {
+		ir.err = err
+	}
+	// A trial has a row per request group; it counts once, and as valid
+	// only when every group of it was.
+	type key struct {
+		variant, point string
+		trial          int
+	}
+	valid := map[key]bool{}
+	var order []key
+	for _, t := range trials {
+		k := key{t.Variant, t.Point, t.Trial}
+		if _, ok := valid[k]; !ok {
+			order = append(order, k)
+			valid[k] = true
+		}
+		valid[k] = valid[k] && t.Valid
+	}
+	for _, k := range order {
+		ir.trials++
+		if valid[k] {
+			ir.valid++
+		}
+	}
+	return ir
+}
+
+// Index renders reports/index.html from every run under dataDir: the
+// experiments and their runs, and the decision framework, one row per
+// claim with a decision, from the latest complete run of each experiment
+// (the latest run with verdicts when none completed). A run whose page has
+// not been rendered is listed with the command that renders it.
+func Index(dataDir, reportsDir string) (string, error) {
+	entries, err := os.ReadDir(dataDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("data directory %s does not exist: pass the directory that holds <experiment>/<run-id>/ (default data)", dataDir)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read data directory: %w", err)
+	}
+	if err := os.MkdirAll(reportsDir, 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w (check that --reports points to a writable directory)", reportsDir, err)
+	}
+	var iv indexView
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dirs, err := record.Runs(dataDir, e.Name())
+		if err != nil {
+			return "", fmt.Errorf("list runs of %s: %w", filepath.Join(dataDir, e.Name()), err)
+		}
+		if len(dirs) == 0 {
+			continue
+		}
+		runs := make([]indexRun, len(dirs))
+		for i, d := range dirs {
+			runs[i] = readIndexRun(d)
+		}
+		iv.Experiments = append(iv.Experiments, experimentRows(e.Name(), runs, reportsDir))
+		for _, d := range decisionRows(e.Name(), runs) {
+			if _, err := os.Stat(filepath.Join(reportsDir, d.Experiment, d.Run, "index.html")); err != nil {
+				d.Href = "" // not rendered yet: the run table says how
+			}
+			iv.Decisions = append(iv.Decisions, d)
+		}
+	}
+	// Trustworthy rows first; within a strength, experiments in name order.
+	rank := map[string]int{"solid": 0, "directional": 1, "inconclusive": 2, "contradicted": 3}
+	sort.SliceStable(iv.Decisions, func(i, j int) bool {
+		ri, ok := rank[iv.Decisions[i].Strength]
+		if !ok {
+			ri = 4
+		}
+		rj, ok := rank[iv.Decisions[j].Strength]
+		if !ok {
+			rj = 4
+		}
+		return ri < rj
+	})
+	path := filepath.Join(reportsDir, "index.html")
+	return path, writePage(path, "index.html", iv)
+}
+
+func dirName(ir indexRun, exp string) (string, string) {
+	id := ir.meta.ID
+	if id == "" {
+		id = filepath.Base(ir.dir)
+	}
+	if ir.meta.Experiment != "" {
+		exp = ir.meta.Experiment
+	}
+	return exp, id
+}
+
+func experimentRows(name string, runs []indexRun, reportsDir string) experimentView {
+	ev := experimentView{Name: name}
+	for i := len(runs) - 1; i >= 0; i-- { // newest first
+		ir := runs[i]
+		exp, id := dirName(ir, name)
+		row := runRow{ID: id, Started: ir.meta.Started, Host: ir.host, Profile: ir.meta.Profile, State: ir.meta.State,
+			Trials: fmt.Sprintf("%d/%d", ir.valid, ir.trials)}
+		if ir.err != nil {
+			row.Error = ir.err.Error()
+		}
+		if _, err := os.Stat(filepath.Join(reportsDir, exp, id, "index.html")); err == nil {
+			row.Href = url.PathEscape(exp) + "/" + url.PathEscape(id) + "/index.html"
+		} else {
+			row.Rebuild = "threadlab report " + shellQuote(ir.dir)
+		}
+		ev.Runs = append(ev.Runs, row)
+		if ev.Title == "" && ir.err == nil {
+			ev.Title = ir.meta.Title
+			if ir.manifest != nil {
+				if ev.Title == "" {
+					ev.Title = ir.manifest.Title
+				}
+				ev.Question = ir.manifest.Question
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(reportsDir, name, "index.html")); err == nil {
+		ev.Href = url.PathEscape(name) + "/index.html"
+	}
+	if ev.Title == "" {
+		ev.Title = name
+	}
+	return ev
+}
+
+// decisionRows takes the verdicts of the latest complete run, so an
+// interrupted rerun does not erase what a finished run established.
+func decisionRows(name string, runs []indexRun) []decisionRow {
+	pick := -1
+	for i := len(runs) - 1; i >= 0; i-- {
+		if runs[i].err == nil && len(runs[i].verdicts) > 0 && runs[i].meta.State == "complete" {
+			pick = i
+			break
+		}
+	}
+	if pick < 0 {
+		for i := len(runs) - 1; i >= 0; i-- {
+			if runs[i].err == nil && len(runs[i].verdicts) > 0 {
+				pick = i
+				break
+			}
+		}
+	}
+	if pick < 0 {
+		return nil
+	}
+	ir := runs[pick]
+	exp, id := dirName(ir, name)
+	var out []decisionRow
+	for _, v := range ir.verdicts {
+		if v.Decision == nil {
+			continue
+		}
+		out = append(out, decisionRow{
+			When: v.Decision.When, Pick: v.Decision.Pick, Then: v.Decision.Then,
+			Claim: v.ID, Says: v.Says, Status: orDash(v.Status), Strength: strength(v), Leans: v.Leans, Flags: v.Flags,
+			Experiment: exp, Run: id, RunState: ir.meta.State,
+			Href: url.PathEscape(exp) + "/" + url.PathEscape(id) + "/index.html#claim-" + url.PathEscape(v.ID),
+		})
+	}
+	return out
+}

@@ -1,0 +1,382 @@
+package report
+
+import (
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/threadlab/threadlab/pipeline/record"
+	"gopkg.in/yaml.v3"
+)
+
+// manifestInfo is the part of manifest.yaml the report reads. It is decoded
+// leniently and locally, not through package experiments, because a report
+// must still render an old run whose manifest schema has since moved on: the
+// data files are the contract, the manifest is context.
+type manifestInfo struct {
+	Name     string    `yaml:"name"`
+	Title    string    `yaml:"title"`
+	Question string    `yaml:"question"`
+	Source   string    `yaml:"source"`
+	Notes    string    `yaml:"notes"`
+	Variants yaml.Node `yaml:"variants"`
+	Sweep    yaml.Node `yaml:"sweep"`
+	Load     struct {
+		Name    string `yaml:"name"`
+		Model   string `yaml:"model"`
+		Measure string `yaml:"measure"`
+		Groups  []struct {
+			Name  string `yaml:"name"`
+			Model string `yaml:"model"`
+		} `yaml:"groups"`
+	} `yaml:"load"`
+	Claims []claimInfo `yaml:"claims"`
+}
+
+// claimInfo is the part of a claim that hints at the primary metric.
+type claimInfo struct {
+	ID    string    `yaml:"id"`
+	Check checkInfo `yaml:"check"`
+}
+
+type checkInfo struct {
+	Metric string `yaml:"metric"`
+	Group  string `yaml:"group"`
+}
+
+// mappingKeys returns the keys of a YAML mapping in document order.
+func mappingKeys(n *yaml.Node) []string {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	var keys []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		keys = append(keys, n.Content[i].Value)
+	}
+	return keys
+}
+
+// sweepValues returns, per sweep key, its values in manifest order.
+func sweepValues(n *yaml.Node) map[string][]string {
+	out := map[string][]string{}
+	if n == nil || n.Kind != yaml.MappingNode {
+		return out
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		var dim struct {
+			Values []string `yaml:"values"`
+		}
+		if err := n.Content[i+1].Decode(&dim); err == nil {
+			out[n.Content[i].Value] = dim.Values
+		}
+	}
+	return out
+}
+
+// layout is the shape of a run: which variants, sweep points and request
+// groups exist, in which order tables and charts show them, and which
+// metric of which group answers the question. run.json says so for runs
+// recorded since it carried those fields; for older runs (or a run.json
+// written by hand) the same answers are derived from the manifest and the
+// data, the way the pipeline chooses them.
+type layout struct {
+	Variants  []string // manifest order, then any others in trial order
+	Points    []string // sweep order (cartesian product in manifest value order)
+	SweepKeys []string
+	Groups    []string // measured group first
+	Measured  string
+	Primary   string // a trials.csv column, e.g. wall_ms
+	Models    map[string]string
+}
+
+func newLayout(r *record.Run, m *manifestInfo) layout {
+	var l layout
+	l.Models = map[string]string{}
+	if m != nil {
+		l.Variants = mappingKeys(&m.Variants)
+		l.SweepKeys = mappingKeys(&m.Sweep)
+		if len(m.Load.Groups) == 0 {
+			l.Models[m.Load.Name] = m.Load.Model
+		}
+		for _, g := range m.Load.Groups {
+			l.Models[g.Name] = g.Model
+		}
+	}
+	if len(r.Meta.Variants) > 0 {
+		l.Variants = append([]string(nil), r.Meta.Variants...)
+	}
+	if len(r.Meta.SweepKeys) > 0 {
+		l.SweepKeys = append([]string(nil), r.Meta.SweepKeys...)
+	}
+	seen := map[string]bool{}
+	for _, v := range l.Variants {
+		seen[v] = true
+	}
+	pointSeen := map[string]bool{}
+	var points []string
+	var groups []string
+	groupSeen := map[string]bool{}
+	keySeen := map[string]bool{}
+	for _, k := range l.SweepKeys {
+		keySeen[k] = true
+	}
+	var extraKeys []string
+	for _, t := range r.Trials {
+		if !seen[t.Variant] {
+			seen[t.Variant] = true
+			l.Variants = append(l.Variants, t.Variant)
+		}
+		if !pointSeen[t.Point] {
+			pointSeen[t.Point] = true
+			points = append(points, t.Point)
+			for k := range record.ParsePoint(t.Point) {
+				if !keySeen[k] {
+					keySeen[k] = true
+					extraKeys = append(extraKeys, k)
+				}
+			}
+		}
+		if !groupSeen[t.Group] {
+			groupSeen[t.Group] = true
+			groups = append(groups, t.Group)
+		}
+	}
+	sort.Strings(extraKeys)
+	l.SweepKeys = append(l.SweepKeys, extraKeys...)
+	// Keep only keys that some point actually has, so a manifest sweep that a
+	// smoke profile removed does not leave an empty axis.
+	var keys []string
+	for _, k := range l.SweepKeys {
+		for _, p := range points {
+			if _, ok := record.ParsePoint(p)[k]; ok {
+				keys = append(keys, k)
+				break
+			}
+		}
+	}
+	l.SweepKeys = keys
+	var order map[string][]string
+	if m != nil {
+		order = sweepValues(&m.Sweep)
+	}
+	l.Points = sortPoints(points, l.SweepKeys, order)
+
+	l.Measured = measuredGroup(m, groups)
+	if r.Meta.Measured != "" {
+		l.Measured = r.Meta.Measured
+	}
+	l.Groups = append(l.Groups, l.Measured)
+	for _, g := range r.Meta.Groups {
+		if groupSeen[g] && g != l.Measured {
+			l.Groups = append(l.Groups, g)
+			groupSeen[g] = false
+		}
+	}
+	if m != nil {
+		for _, g := range m.Load.Groups {
+			if groupSeen[g.Name] && g.Name != l.Measured {
+				l.Groups = append(l.Groups, g.Name)
+				groupSeen[g.Name] = false
+			}
+		}
+	}
+	for _, g := range groups {
+		if g != l.Measured && groupSeen[g] {
+			l.Groups = append(l.Groups, g)
+		}
+	}
+	l.Primary = primaryMetric(l.Measured, l.Models)
+	if r.Meta.Primary != "" {
+		l.Primary = r.Meta.Primary
+	}
+	return l
+}
+
+// measuredGroup is the manifest's load.measure when the data has it, else
+// the only group, else the first group in manifest order, else in data order.
+func measuredGroup(m *manifestInfo, groups []string) string {
+	has := func(g string) bool {
+		for _, x := range groups {
+			if x == g {
+				return true
+			}
+		}
+		return false
+	}
+	if m != nil && m.Load.Measure != "" && has(m.Load.Measure) {
+		return m.Load.Measure
+	}
+	if len(groups) == 1 {
+		return groups[0]
+	}
+	if m != nil {
+		for _, g := range m.Load.Groups {
+			if has(g.Name) {
+				return g.Name
+			}
+		}
+	}
+	if len(groups) > 0 {
+		return groups[0]
+	}
+	return ""
+}
+
+// primaryMetric is the pipeline's rule (experiments.Manifest.Primary) for
+// runs whose run.json predates primary_metric: a burst is judged by its
+// wall time (seeds 000 and 003), any other load by its throughput.
+func primaryMetric(measured string, models map[string]string) string {
+	model, ok := models[measured]
+	if !ok && len(models) == 1 {
+		for _, v := range models {
+			model = v
+		}
+	}
+	if model == "burst" {
+		return "wall_ms"
+	}
+	return "rps"
+}
+
+// sortPoints orders sweep points by each key's manifest value order, then
+// numerically, then as text.
+func sortPoints(points, keys []string, order map[string][]string) []string {
+	out := append([]string(nil), points...)
+	rank := func(k, v string) (int, float64, string) {
+		for i, x := range order[k] {
+			if x == v {
+				return i, 0, ""
+			}
+		}
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			return 1 << 20, f, ""
+		}
+		return 1 << 21, 0, v
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := record.ParsePoint(out[i]), record.ParsePoint(out[j])
+		for _, k := range keys {
+			ri, fi, si := rank(k, a[k])
+			rj, fj, sj := rank(k, b[k])
+			if ri != rj {
+				return ri < rj
+			}
+			if fi != fj {
+				return fi < fj
+			}
+			if si != sj {
+				return si < sj
+			}
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// trialColumns maps trials.csv numeric columns to their struct field, so a
+// metric named in a manifest or summary.csv can be read from any trial.
+var trialColumns, trialColumnOrder = func() (map[string]int, []string) {
+	idx := map[string]int{}
+	var order []string
+	t := reflect.TypeOf(record.Trial{})
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		switch f.Type.Kind() {
+		case reflect.Float64, reflect.Int, reflect.Int64:
+			name := f.Tag.Get("csv")
+			if name == "trial" || name == "seq" || name == "pid" {
+				continue
+			}
+			idx[name] = i
+			order = append(order, name)
+		}
+	}
+	return idx, order
+}()
+
+func isTrialMetric(name string) bool { _, ok := trialColumns[name]; return ok }
+
+// metricValue reads a trials.csv column from t; ok is false for unknown names.
+func metricValue(t record.Trial, name string) (float64, bool) {
+	i, ok := trialColumns[name]
+	if !ok {
+		return 0, false
+	}
+	v := reflect.ValueOf(t).Field(i)
+	switch v.Kind() {
+	case reflect.Float64:
+		return v.Float(), true
+	default:
+		return float64(v.Int()), true
+	}
+}
+
+// metricRank orders metrics as trials.csv orders its columns; others last, by name.
+func metricRank(name string) int {
+	for i, n := range trialColumnOrder {
+		if n == name {
+			return i
+		}
+	}
+	return len(trialColumnOrder)
+}
+
+// metricLabels name the common metrics with their unit for axes and headings.
+var metricLabels = map[string]string{
+	"rps":              "throughput (req/s)",
+	"wall_ms":          "wall time (ms)",
+	"p50_ms":           "p50 latency (ms)",
+	"p90_ms":           "p90 latency (ms)",
+	"p99_ms":           "p99 latency (ms)",
+	"p999_ms":          "p99.9 latency (ms)",
+	"max_ms":           "max latency (ms)",
+	"mean_ms":          "mean latency (ms)",
+	"error_pct":        "errors (%)",
+	"errors":           "errors",
+	"requests":         "requests",
+	"distinct_threads": "server threads used",
+	"target_cpu_pct":   "target CPU (%)",
+	"gen_cpu_pct":      "generator CPU (%)",
+}
+
+func metricLabel(name string) string {
+	if l, ok := metricLabels[name]; ok {
+		return l
+	}
+	return name
+}
+
+// lowerIsBetter tells chart captions which direction is good.
+func lowerIsBetter(metric string) bool {
+	return strings.HasSuffix(metric, "_ms") || strings.HasPrefix(metric, "error") || metric == "missed" || metric == "late_pct"
+}
+
+// median of xs (xs is reordered); NaN for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	sort.Float64s(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// pointLabel renders a point for axes: only the values when there is a
+// single sweep key ("200"), key=value otherwise ("pool=200 users=100").
+func pointLabel(p string, keys []string) string {
+	if p == "" {
+		return ""
+	}
+	pp := record.ParsePoint(p)
+	if len(keys) == 1 {
+		if v, ok := pp[keys[0]]; ok && len(pp) == 1 {
+			return keys[0] + "=" + v
+		}
+	}
+	return strings.ReplaceAll(p, ";", " ")
+}

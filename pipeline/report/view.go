@@ -1,0 +1,604 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/threadlab/threadlab/pipeline/record"
+	"gopkg.in/yaml.v3"
+)
+
+// runView is everything a run page shows, computed once from a
+// record.Run; the template only lays it out.
+type runView struct {
+	run        *record.Run
+	layout     layout
+	assetsHost string // relative path from the page to reports/assets/
+
+	Title      string
+	Experiment string
+	ID         string
+	Question   string
+	Source     string
+	Notes      string
+	State      string
+	Banner     string // non-empty for runs that did not complete
+	Profile    string
+	Started    string
+	Finished   string
+	Host       string
+	Primary    string
+	PrimaryTxt string
+	Measured   string
+	Groups     []string
+	Variants   []string
+	Points     []string
+	SweepKeys  []string
+	Scripts    []string // JS assets from go-echarts, relative to the page
+	Latest     *latestLink
+
+	Verdicts    []verdictRow
+	Charts      []*chart
+	Series      []*chart
+	SeriesNote  string
+	Legend      []legendItem
+	Summary     []summaryRow
+	Comparisons []comparisonRow
+	Invalid     []trialRow
+	Warned      []trialRow
+	Flagged     []flagRow
+	Warnings    []string
+	Trials      []trialRow
+	TrialCols   []string
+
+	HostCheck       checkDoc
+	HostCheckErr    string
+	Fingerprint     []kv
+	FingerprintJSON string
+	Manifest        string
+	ManifestErr     string
+
+	Seed       int64
+	Order      []string
+	TargetCmds []kv
+	Pinning    string
+	Command    string
+	Version    string
+	Reproduce  string
+	Rebuild    string
+	Raw        []rawLink
+}
+
+// latestLink is set on reports/<experiment>/index.html, the copy of the
+// latest run, to point at its permanent page.
+type latestLink struct{ ID, Href string }
+
+type rawLink struct{ Name, Href, What string }
+
+// legendItem is a variant and its colour, for the shared legend of the
+// per-second small multiples.
+type legendItem struct{ Name, Color string }
+
+type verdictRow struct {
+	ID, Says, Status, Strength string
+	Reason, Leans              string
+	Evidence                   []string
+	Numbers                    string
+	Flags                      []string
+	Decision                   *record.Decision
+}
+
+type summaryRow struct {
+	Variant, Point, Group, Metric string
+	N                             int
+	Median, CI, Range, CV         string
+	CIMissing                     bool
+	Flags                         []string
+	Primary                       bool
+}
+
+// flagRow is one noise or validity flag of one cell, with the metrics it
+// was raised on: one line per flag keeps "few-trials on every metric"
+// from burying the flag that matters.
+type flagRow struct {
+	Variant, Point, Group, Flag string
+	Metrics                     []string
+}
+
+type comparisonRow struct {
+	Point, Group, Metric, A, B string
+	MedianA, MedianB, Delta    string
+	P, PAdj, Verdict, Note     string
+	Same                       bool
+}
+
+type trialRow struct {
+	Cells  []string
+	Valid  bool
+	Reason string
+}
+
+// rawFiles are the data files copied next to the page, with what each holds.
+var rawFiles = []struct{ name, what string }{
+	{record.TrialsFile, "one row per trial and request group"},
+	{record.SummaryFile, "median, CI, spread and noise flags per cell and metric"},
+	{record.ComparisonsFile, "variant comparisons (Mann-Whitney U, Holm)"},
+	{record.LatencyFile, "latency percentile spectrum of every trial"},
+	{record.SeriesFile, "per-second client and server series"},
+	{record.VerdictsFile, "claim verdicts with evidence"},
+	{record.RunFile, "run metadata: seed, order, commands, state"},
+	{record.ManifestFile, "the normalized manifest as run"},
+	{record.FingerprintFile, "host and software fingerprint"},
+	{record.HostCheckFile, "host check results"},
+	{"warmup.csv", "warm-up rounds, excluded from every statistic"},
+}
+
+// newRunView derives the page from the run. rawPrefix is prepended to raw
+// file links (the experiment's latest copy lives one directory up).
+func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]bool) (*runView, error) {
+	v := &runView{run: r, assetsHost: assetsHost}
+	var m *manifestInfo
+	if len(r.Manifest) > 0 {
+		var mi manifestInfo
+		if err := yaml.Unmarshal(r.Manifest, &mi); err != nil {
+			v.ManifestErr = fmt.Sprintf("%s could not be read (%v); variant order and the primary metric were inferred from the data", record.ManifestFile, err)
+		} else {
+			m = &mi
+		}
+		v.Manifest = string(r.Manifest)
+	}
+	v.layout = newLayout(r, m)
+	l := v.layout
+
+	v.Experiment = experimentName(r)
+	v.ID = runID(r)
+	v.Title, v.Question, v.Source = r.Meta.Title, r.Meta.Question, r.Meta.Source
+	if m != nil {
+		v.Title = firstOf(v.Title, m.Title)
+		v.Question = firstOf(v.Question, m.Question)
+		v.Source = firstOf(v.Source, m.Source)
+		v.Notes = m.Notes
+	}
+	if v.Title == "" {
+		v.Title = v.Experiment
+	}
+	v.State = r.Meta.State
+	switch r.Meta.State {
+	case "complete":
+	case "interrupted":
+		v.Banner = "This run was interrupted: only the trials that finished are shown, and cells may have fewer trials than planned. Resume it to complete the design before drawing conclusions."
+	case "failed":
+		v.Banner = "This run failed: only the trials that finished are shown."
+	case "running", "":
+		v.Banner = "This run had not finished when this page was rendered (state: " + orDash(r.Meta.State) + "): numbers may change."
+	default:
+		v.Banner = "Run state: " + r.Meta.State + "."
+	}
+	if r.Meta.Error != "" && v.Banner != "" {
+		v.Banner += " Error: " + r.Meta.Error
+	}
+	v.Profile = r.Meta.Profile
+	v.Started, v.Finished = r.Meta.Started, r.Meta.Finished
+	v.Primary, v.PrimaryTxt, v.Measured = l.Primary, metricLabel(l.Primary), l.Measured
+	v.Groups, v.Variants, v.Points, v.SweepKeys = l.Groups, l.Variants, l.Points, l.SweepKeys
+
+	if err := v.verdicts(); err != nil {
+		return nil, err
+	}
+	v.summary()
+	v.comparisons()
+	v.trials()
+	v.Warnings = r.Meta.Warnings
+
+	if len(r.HostCheck) > 0 {
+		d, err := readCheckDoc(r.HostCheck)
+		if err != nil {
+			v.HostCheckErr = fmt.Sprintf("%s is not valid JSON: %v", record.HostCheckFile, err)
+		}
+		v.HostCheck = d
+	} else {
+		v.HostCheck.Checks.Status, v.HostCheck.Checks.Code = -1, -1
+	}
+	if len(r.Fingerprint) > 0 {
+		if n, err := parseJSON(r.Fingerprint); err == nil {
+			v.Fingerprint = flatten(n, "", nil)
+			v.Host = hostHeadline(v.Fingerprint)
+		}
+		v.Host = firstOf(v.Host, r.Meta.Host)
+		var buf bytes.Buffer
+		if json.Indent(&buf, r.Fingerprint, "", "  ") == nil {
+			v.FingerprintJSON = buf.String()
+		} else {
+			v.FingerprintJSON = string(r.Fingerprint)
+		}
+	}
+
+	v.Seed = r.Meta.Seed
+	v.Order = r.Meta.Order
+	keys := make([]string, 0, len(r.Meta.TargetCmds))
+	for k := range r.Meta.TargetCmds {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v.TargetCmds = append(v.TargetCmds, kv{k, shellJoin(r.Meta.TargetCmds[k])})
+	}
+	v.Pinning, v.Command, v.Version = r.Meta.Pinning, r.Meta.Command, r.Meta.Version
+	v.Reproduce = "make experiment EXP=" + shellQuote(v.Experiment)
+	if r.Meta.Profile != "" && r.Meta.Profile != "default" {
+		v.Reproduce += " PROFILE=" + shellQuote(r.Meta.Profile)
+	}
+	v.Rebuild = "threadlab report " + shellQuote("data/"+v.Experiment+"/"+v.ID)
+	for _, f := range rawFiles {
+		if present[f.name] {
+			v.Raw = append(v.Raw, rawLink{Name: f.name, Href: rawPrefix + f.name, What: f.what})
+		}
+	}
+
+	if c := v.primaryChart(); c != nil {
+		v.Charts = append(v.Charts, c)
+	}
+	if c := v.sweepChart(); c != nil {
+		v.Charts = append(v.Charts, c)
+	}
+	if c := v.latencyChart(); c != nil {
+		v.Charts = append(v.Charts, c)
+	}
+	v.Series, v.SeriesNote = v.seriesCharts()
+	for _, vr := range l.Variants {
+		v.Legend = append(v.Legend, legendItem{vr, v.color(vr)})
+	}
+	if len(v.Charts)+len(v.Series) > 0 {
+		v.Scripts = []string{assetsHost + "echarts.min.js"}
+	}
+	return v, nil
+}
+
+func (v *runView) trialsOf(variant, point, group string) []record.Trial {
+	var out []record.Trial
+	for _, t := range v.run.Trials {
+		if t.Variant == variant && t.Point == point && t.Group == group {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (v *runView) validTrial(variant, point, group string, trial int) bool {
+	for _, t := range v.run.Trials {
+		if t.Variant == variant && t.Point == point && t.Group == group && t.Trial == trial {
+			return t.Valid
+		}
+	}
+	return true // latency rows without a trial row: a torn trials.csv; show rather than hide
+}
+
+func (v *runView) summaryOf(variant, point, group, metric string) *record.Summary {
+	for i, s := range v.run.Summary {
+		if s.Variant == variant && s.Point == point && s.Group == group && s.Metric == metric {
+			return &v.run.Summary[i]
+		}
+	}
+	return nil
+}
+
+func (v *runView) verdicts() error {
+	vs, err := v.run.ReadVerdicts()
+	if err != nil {
+		return fmt.Errorf("read verdicts: %w (fix or delete the file, then rerun threadlab report)", err)
+	}
+	for _, x := range vs {
+		row := verdictRow{ID: x.ID, Says: x.Says, Status: orDash(x.Status), Strength: strength(x), Reason: x.Reason, Leans: x.Leans,
+			Evidence: x.Evidence, Flags: x.Flags, Decision: x.Decision}
+		var nums []string
+		if x.Ratio != 0 {
+			s := "ratio " + num(x.Ratio)
+			if x.Low != 0 || x.High != 0 {
+				s += " (95% CI " + num(x.Low) + "–" + num(x.High) + ")"
+			}
+			nums = append(nums, s)
+		}
+		if x.P != 0 {
+			nums = append(nums, "p = "+pval(x.P))
+		}
+		row.Numbers = strings.Join(nums, ", ")
+		v.Verdicts = append(v.Verdicts, row)
+	}
+	return nil
+}
+
+// strength is a verdict's standing in the decision framework: a supported
+// claim is "solid" only when no noise flag (noisy-cv, outlier-trial,
+// slow-first, or any code this report does not know) is attached to it, and
+// "directional" otherwise. That is stricter than the claim check, which
+// may call a noisy claim supported when even the worst trials agree: a row
+// someone acts on without reading the page should be clean. Design-size
+// flags (few-trials-ci, few-trials-test) do not weaken it: a supported
+// claim already passed its test. An inconclusive verdict stays
+// inconclusive even when its medians lean one way; the row shows the lean.
+func strength(x record.Verdict) string {
+	switch x.Status {
+	case "supported":
+		for _, f := range x.Flags {
+			if !sizeFlag(f) {
+				return "directional"
+			}
+		}
+		return "solid"
+	case "contradicted", "inconclusive":
+		return x.Status
+	case "":
+		return "inconclusive"
+	}
+	return x.Status
+}
+
+// sizeFlag tells flags about the number of trials from noise flags; a
+// verdict flag reads "code (variant, point)".
+func sizeFlag(f string) bool {
+	code, _, _ := strings.Cut(f, " ")
+	return code == "few-trials-ci" || code == "few-trials-test"
+}
+
+func (v *runView) rank(variant, point, group string) (int, int, int) {
+	idx := func(xs []string, x string) int {
+		for i, y := range xs {
+			if y == x {
+				return i
+			}
+		}
+		return len(xs)
+	}
+	return idx(v.layout.Variants, variant), idx(v.layout.Points, point), idx(v.layout.Groups, group)
+}
+
+func (v *runView) summary() {
+	rows := append([]record.Summary(nil), v.run.Summary...)
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		ap, bp := a.Point, b.Point
+		av, apt, ag := v.rank(a.Variant, ap, a.Group)
+		bv, bpt, bg := v.rank(b.Variant, bp, b.Group)
+		if ag != bg {
+			return ag < bg
+		}
+		if (a.Metric == v.layout.Primary) != (b.Metric == v.layout.Primary) {
+			return a.Metric == v.layout.Primary
+		}
+		if am, bm := metricRank(a.Metric), metricRank(b.Metric); am != bm {
+			return am < bm
+		}
+		if a.Metric != b.Metric {
+			return a.Metric < b.Metric
+		}
+		if apt != bpt {
+			return apt < bpt
+		}
+		return av < bv
+	})
+	for i := range rows {
+		s := &rows[i]
+		row := summaryRow{Variant: s.Variant, Point: s.Point, Group: s.Group, Metric: s.Metric, N: s.N,
+			Median: num(s.Median), Range: num(s.Min) + "–" + num(s.Max), CV: pct(s.CVPct),
+			Flags: splitList(s.Flags), Primary: s.Metric == v.layout.Primary && s.Group == v.layout.Measured}
+		if hasCI(s) {
+			row.CI = num(s.Low) + "–" + num(s.High)
+			if math.Abs(s.Confidence-0.95) > 1e-9 && math.Abs(s.Confidence-95) > 1e-9 {
+				row.CI += " (" + confidence(s.Confidence) + ")"
+			}
+		} else {
+			row.CIMissing = true
+		}
+		v.Summary = append(v.Summary, row)
+	}
+	type flagKey struct{ variant, point, group, flag string }
+	at := map[flagKey]int{}
+	for _, row := range v.Summary {
+		for _, f := range row.Flags {
+			k := flagKey{row.Variant, row.Point, row.Group, f}
+			i, ok := at[k]
+			if !ok {
+				i = len(v.Flagged)
+				at[k] = i
+				v.Flagged = append(v.Flagged, flagRow{Variant: row.Variant, Point: row.Point, Group: row.Group, Flag: f})
+			}
+			v.Flagged[i].Metrics = append(v.Flagged[i].Metrics, row.Metric)
+		}
+	}
+	sort.SliceStable(v.Flagged, func(i, j int) bool {
+		a, b := v.Flagged[i], v.Flagged[j]
+		av, ap, ag := v.rank(a.Variant, a.Point, a.Group)
+		bv, bp, bg := v.rank(b.Variant, b.Point, b.Group)
+		if ag != bg {
+			return ag < bg
+		}
+		if ap != bp {
+			return ap < bp
+		}
+		if av != bv {
+			return av < bv
+		}
+		return a.Flag < b.Flag
+	})
+}
+
+func (v *runView) comparisons() {
+	rows := append([]record.Comparison(nil), v.run.Comparisons...)
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		_, apt, ag := v.rank("", a.Point, a.Group)
+		_, bpt, bg := v.rank("", b.Point, b.Group)
+		if ag != bg {
+			return ag < bg
+		}
+		if (a.Metric == v.layout.Primary) != (b.Metric == v.layout.Primary) {
+			return a.Metric == v.layout.Primary
+		}
+		if am, bm := metricRank(a.Metric), metricRank(b.Metric); am != bm {
+			return am < bm
+		}
+		return apt < bpt
+	})
+	for _, c := range rows {
+		row := comparisonRow{Point: c.Point, Group: c.Group, Metric: c.Metric, A: c.A, B: c.B,
+			MedianA: num(c.MedianA), MedianB: num(c.MedianB), Delta: signedPct(c.DeltaPct),
+			P: pval(c.P), PAdj: pval(c.PAdj), Verdict: c.Verdict, Note: c.Note, Same: c.Verdict == "~"}
+		v.Comparisons = append(v.Comparisons, row)
+	}
+}
+
+func (v *runView) trials() {
+	// The primary metric gets its own column unless it is one of the
+	// columns every page shows anyway.
+	extra := !map[string]bool{"rps": true, "p50_ms": true, "p99_ms": true, "wall_ms": true}[v.layout.Primary]
+	v.TrialCols = []string{"seq", "variant", "point", "group", "trial", "valid"}
+	if extra {
+		v.TrialCols = append(v.TrialCols, v.layout.Primary)
+	}
+	v.TrialCols = append(v.TrialCols, "rps", "p50_ms", "p99_ms", "wall_ms", "errors", "threads", "target CPU %", "gen CPU %", "host busy %", "reason")
+	rows := append([]record.Trial(nil), v.run.Trials...)
+	sort.SliceStable(rows, func(i, j int) bool {
+		if rows[i].Seq != rows[j].Seq {
+			return rows[i].Seq < rows[j].Seq
+		}
+		_, _, gi := v.rank("", "", rows[i].Group)
+		_, _, gj := v.rank("", "", rows[j].Group)
+		return gi < gj
+	})
+	for _, t := range rows {
+		valid := "yes"
+		if !t.Valid {
+			valid = "no"
+		}
+		cells := []string{strconv.Itoa(t.Seq), t.Variant, t.Point, t.Group, strconv.Itoa(t.Trial), valid}
+		if extra {
+			x, _ := metricValue(t, v.layout.Primary)
+			cells = append(cells, num(x))
+		}
+		cells = append(cells, num(t.RPS), num(t.P50Ms), num(t.P99Ms), num(t.WallMs), strconv.FormatInt(t.Errors, 10),
+			strconv.Itoa(t.DistinctThreads), num(t.TargetCPUPct), num(t.GenCPUPct), num(t.HostBusyPct), t.Reason)
+		row := trialRow{Cells: cells, Valid: t.Valid, Reason: t.Reason}
+		v.Trials = append(v.Trials, row)
+		if !t.Valid {
+			v.Invalid = append(v.Invalid, row)
+		} else if t.Reason != "" {
+			v.Warned = append(v.Warned, row)
+		}
+	}
+}
+
+// num formats a statistic for tables: about 3 significant figures, which
+// is all a handful of trials on a shared VM can support.
+func num(x float64) string {
+	switch a := math.Abs(x); {
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return "–"
+	case a >= 100:
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(x, 'f', 2, 64)
+	case a == 0:
+		return "0"
+	default:
+		return strconv.FormatFloat(x, 'g', 3, 64)
+	}
+}
+
+// pct formats a percentage; NaN (a single trial has no spread) is "–".
+func pct(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "–"
+	}
+	return num(x) + "%"
+}
+
+// hasCI tells whether a summary row carries an interval of the median:
+// the statistics stage writes NaN bounds and level 0 when there are too
+// few trials for one.
+func hasCI(s *record.Summary) bool {
+	return s.Confidence > 0 && !math.IsNaN(s.Low) && !math.IsNaN(s.High) && (s.Low != 0 || s.High != 0)
+}
+
+func signed(x float64) string {
+	if x > 0 {
+		return "+" + num(x)
+	}
+	return num(x)
+}
+
+func signedPct(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "–"
+	}
+	return signed(x) + "%"
+}
+
+func pval(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "–"
+	case p < 0.001 && p > 0:
+		return "<0.001"
+	default:
+		return strconv.FormatFloat(p, 'f', 3, 64)
+	}
+}
+
+func confidence(c float64) string {
+	if c <= 1 {
+		c *= 100
+	}
+	return strconv.FormatFloat(c, 'f', -1, 64) + "%"
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ";") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it, so a reproduce
+// line can be pasted as is.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func shellJoin(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
