@@ -6,6 +6,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListSet;
 
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -37,7 +38,7 @@ class Endpoints {
     private final int oversizedRails;
 
     Endpoints(@Qualifier("oversizedScheduler") Scheduler oversized,
-              @org.springframework.beans.factory.annotation.Value("${threadlab.oversized-factor:8}") int factor) {
+              @Value("${threadlab.oversized-factor:8}") int factor) {
         this.oversized = oversized;
         this.oversizedRails = cores * factor;
     }
