@@ -562,8 +562,12 @@ func (v *runView) seriesCharts() ([]*chart, string) {
 			for i, s := range p.rows {
 				data[i] = opts.LineData{Value: []any{round(s.T), round(q.get(s))}}
 			}
+			// A burst may end within a second or two: with so few points a
+			// line without symbols would be invisible.
+			few := len(p.rows) <= 3
 			line.AddSeries(p.variant, data, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
-				s.ShowSymbol = opts.Bool(false)
+				s.ShowSymbol = opts.Bool(few)
+				s.SymbolSize = 5
 				s.ItemStyle = &opts.ItemStyle{Color: color}
 				s.LineStyle = &opts.LineStyle{Color: color, Width: 2}
 			}))
@@ -573,7 +577,9 @@ func (v *runView) seriesCharts() ([]*chart, string) {
 					alt[i] = opts.LineData{Value: []any{round(s.T), round(q.alt(s))}}
 				}
 				line.AddSeries(p.variant+" "+q.altName, alt, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
-					s.ShowSymbol = opts.Bool(false)
+					s.ShowSymbol = opts.Bool(few)
+					s.Symbol = "emptyCircle"
+					s.SymbolSize = 5
 					s.ItemStyle = &opts.ItemStyle{Color: color}
 					s.LineStyle = &opts.LineStyle{Color: color, Width: 1.5, Type: "dashed"}
 				}))

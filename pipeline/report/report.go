@@ -64,6 +64,9 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		return t
 	},
 	"lastIndex": func(xs []string) int { return len(xs) - 1 },
+	// trimDot lets a template end a sentence built from manifest text that
+	// may or may not end with a period.
+	"trimDot": func(s string) string { return strings.TrimRight(strings.TrimSpace(s), ".") },
 	"isNumCol":  func(i int) bool { return i == 0 || i == 4 || i >= 6 },
 }).ParseFS(templateFS, "templates/*.html"))
 
