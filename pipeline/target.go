@@ -85,6 +85,7 @@ func (Processes) Launch(ctx context.Context, s Spec) (Target, error) {
 		logf.Close()
 		return nil, fmt.Errorf("start %s: %w (is it installed and on PATH?)", s.Argv[0], err)
 	}
+	fmt.Fprintf(logf, "# threadlab: pid %d\n", cmd.Process.Pid)
 	p := &process{spec: s, cmd: cmd, log: logf, done: make(chan struct{})}
 	go func() {
 		p.waitErr = cmd.Wait()

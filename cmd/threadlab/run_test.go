@@ -157,23 +157,29 @@ func TestRunInterruptSpring(t *testing.T) {
 		t.Errorf("finished trials lost: %d rows", len(trials))
 	}
 	// No orphan JVM: every target started by this run is gone.
-	logs, _ := filepath.Glob(filepath.Join(runDir, "logs", "*.log"))
+	logs, _ := filepath.Glob(filepath.Join(runDir, "logs", "0*.log"))
+	if len(logs) < 2 {
+		t.Fatalf("want the logs of at least 2 targets, got %v", logs)
+	}
 	for _, l := range logs {
-		if pid := javaPidFromLog(l); pid > 0 && !processGone(pid) {
+		pid := javaPidFromLog(l)
+		if pid == 0 {
+			t.Errorf("%s does not record the target's pid", l)
+		} else if !processGone(pid) {
 			t.Errorf("orphan JVM pid %d (%s)", pid, l)
 		}
 	}
 }
 
-// javaPidFromLog reads the PID Spring Boot prints at startup ("with PID 1234").
+// javaPidFromLog reads the pid threadlab writes at the top of each target log.
 func javaPidFromLog(path string) int {
 	b, _ := os.ReadFile(path)
-	i := bytes.Index(b, []byte("with PID "))
+	i := bytes.Index(b, []byte("# threadlab: pid "))
 	if i < 0 {
 		return 0
 	}
-	rest := b[i+len("with PID "):]
-	j := bytes.IndexAny(rest, " )")
+	rest := b[i+len("# threadlab: pid "):]
+	j := bytes.IndexAny(rest, " \n")
 	if j < 0 {
 		return 0
 	}
