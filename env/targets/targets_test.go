@@ -289,13 +289,16 @@ type orderSummary struct {
 
 func TestSpringMVC(t *testing.T) {
 	javaHome, jars := jars(t)
+	// Pool sizes are passed as plain Spring properties at start, as a manifest
+	// does; the metrics prove they took effect.
 	variants := []struct {
 		name, virtual string
 		threadName    *regexp.Regexp
 		why           string
+		tomcatMax     float64 // tomcat_threads_config_max_threads: -1 when Tomcat runs no pool
 	}{
-		{"platform", "false", tomcatThread, "Tomcat's fixed exec pool: http-nio-<addr>-<port>-exec-N"},
-		{"virtual", "true", virtualThread, "one new virtual thread per request, named virtual-<id>"},
+		{"platform", "false", tomcatThread, "Tomcat's fixed exec pool: http-nio-<addr>-<port>-exec-N", 50},
+		{"virtual", "true", virtualThread, "one new virtual thread per request, named virtual-<id>", -1},
 	}
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
@@ -303,9 +306,20 @@ func TestSpringMVC(t *testing.T) {
 			down := newDownstream(t)
 			orders := 1000
 			tg := start(t, javaHome, jars["spring-mvc"], map[string]string{
-				"spring.threads.virtual.enabled": v.virtual,
-				"threadlab.downstream-url":       down.URL,
-				"threadlab.orders":               strconv.Itoa(orders),
+				"spring.threads.virtual.enabled":             v.virtual,
+				"threadlab.downstream-url":                   down.URL,
+				"threadlab.orders":                           strconv.Itoa(orders),
+				"server.tomcat.threads.max":                  "50",
+				"spring.datasource.hikari.maximum-pool-size": "7",
+			})
+
+			t.Run("properties passed at start take effect", func(t *testing.T) {
+				if got := tg.metric(t, "tomcat_threads_config_max_threads"); got != v.tomcatMax {
+					t.Errorf("tomcat_threads_config_max_threads = %v, want %v (server.tomcat.threads.max=50)", got, v.tomcatMax)
+				}
+				if got := tg.metric(t, "hikaricp_connections_max"); got != 7 {
+					t.Errorf("hikaricp_connections_max = %v, want 7 (spring.datasource.hikari.maximum-pool-size=7)", got)
+				}
 			})
 
 			t.Run("X-Thread names the handling thread", func(t *testing.T) {
