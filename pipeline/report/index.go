@@ -198,8 +198,11 @@ func experimentRows(name string, runs []indexRun, reportsDir string) experimentV
 			}
 		}
 	}
-	if _, err := os.Stat(filepath.Join(reportsDir, name, "index.html")); err == nil {
-		ev.Href = url.PathEscape(name) + "/index.html"
+	// The experiment page lives under the name run.json gives, which is
+	// normally, but not necessarily, the directory's.
+	exp, _ := dirName(runs[len(runs)-1], name)
+	if _, err := os.Stat(filepath.Join(reportsDir, exp, "index.html")); err == nil {
+		ev.Href = url.PathEscape(exp) + "/index.html"
 	}
 	if ev.Title == "" {
 		ev.Title = name

@@ -64,10 +64,11 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		return t
 	},
 	"lastIndex": func(xs []string) int { return len(xs) - 1 },
+	"sizeFlag":  sizeFlag,
 	// trimDot lets a template end a sentence built from manifest text that
 	// may or may not end with a period.
-	"trimDot": func(s string) string { return strings.TrimRight(strings.TrimSpace(s), ".") },
-	"isNumCol":  func(i int) bool { return i == 0 || i == 4 || i >= 6 },
+	"trimDot":  func(s string) string { return strings.TrimRight(strings.TrimSpace(s), ".") },
+	"isNumCol": func(i int) bool { return i == 0 || i == 4 || i >= 6 },
 }).ParseFS(templateFS, "templates/*.html"))
 
 type summaryTable struct {
@@ -129,6 +130,9 @@ func Run(r *record.Run, reportsDir string) (string, error) {
 // (run IDs sort by time), or r itself. Rendering an old run must not replace
 // the experiment's latest page with stale numbers.
 func latestSibling(r *record.Run) *record.Run {
+	if r.Dir == "" { // built in memory, not read from data/
+		return r
+	}
 	parent := filepath.Dir(filepath.Clean(r.Dir))
 	dirs, err := record.Runs(filepath.Dir(parent), filepath.Base(parent))
 	if err != nil || len(dirs) == 0 {
@@ -176,10 +180,7 @@ func renderLatest(r *record.Run, reportsDir string) error {
 	if err != nil {
 		return err
 	}
-	present, err := copied(filepath.Join(reportsDir, exp, id))
-	if err != nil {
-		return err
-	}
+	present := copied(filepath.Join(reportsDir, exp, id))
 	v, err := newRunView(r, "../"+AssetsDir+"/", url.PathEscape(id)+"/", present)
 	if err != nil {
 		return err
@@ -280,14 +281,14 @@ func copyRaw(runDir, dst string) (map[string]bool, error) {
 }
 
 // copied lists which raw files a rendered run directory holds.
-func copied(dir string) (map[string]bool, error) {
+func copied(dir string) map[string]bool {
 	present := map[string]bool{}
 	for _, f := range rawFiles {
 		if _, err := os.Stat(filepath.Join(dir, f.name)); err == nil {
 			present[f.name] = true
 		}
 	}
-	return present, nil
+	return present
 }
 
 // writeAssets writes the vendored ECharts bundle and its license to
@@ -306,7 +307,11 @@ func writeAssets(reportsDir string) error {
 		if err != nil {
 			return err
 		}
-		if old, err := os.ReadFile(filepath.Join(dir, e.Name())); err == nil && bytes.Equal(old, b) {
+		path := filepath.Join(dir, e.Name())
+		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
+			if err := os.Chmod(path, 0o644); err != nil {
+				return fmt.Errorf("write assets: %w", err)
+			}
 			continue
 		}
 		if err := writeFile(filepath.Join(dir, e.Name()), b); err != nil {
