@@ -56,7 +56,7 @@ func TestFindJDK(t *testing.T) {
 	root := t.TempDir()
 	jvm := filepath.Join(root, "jvm")
 	j17 := fakeJDK(t, filepath.Join(jvm, "java-17-openjdk-amd64"), "17.0.15")
-	j21 := fakeJDK(t, filepath.Join(jvm, "java-21-openjdk-amd64"), "21.0.11")
+	fakeJDK(t, filepath.Join(jvm, "java-21-openjdk-amd64"), "21.0.11")
 	j25 := fakeJDK(t, filepath.Join(jvm, "temurin-25-jdk-amd64"), "25.0.3")
 	if err := os.Symlink(j17, filepath.Join(jvm, "java-1.17.0-openjdk-amd64")); err != nil {
 		t.Fatal(err)
@@ -69,6 +69,9 @@ func TestFindJDK(t *testing.T) {
 	old := fakeJDK(t, filepath.Join(root, "old", "jvm", "java-17"), "17.0.15")
 	onlyOld := filepath.Join(root, "old", "jvm")
 	external := fakeJDK(t, filepath.Join(root, "opt", "jdk-21"), "21.0.2")
+	two := filepath.Join(root, "two")
+	fakeJDK(t, filepath.Join(two, "java-21.0.9"), "21.0.9")
+	j21newest := fakeJDK(t, filepath.Join(two, "java-21.0.11"), "21.0.11")
 
 	tests := []struct {
 		name, javaHome string
@@ -81,6 +84,7 @@ func TestFindJDK(t *testing.T) {
 		{"JAVA_HOME too old falls back to the newest installed", j17, []string{jvm}, j25, 25, ""},
 		{"unset JAVA_HOME scans and picks the newest", "", []string{jvm}, j25, 25, ""},
 		{"JAVA_HOME that is no JDK falls back", filepath.Join(root, "nope"), []string{jvm}, j25, 25, ""},
+		{"same feature release: the newer update wins", "", []string{two}, j21newest, 21, ""},
 		{"only old JDKs is an error naming what was found", "", []string{onlyOld}, "", 0, "threadlab needs a JDK >= 21"},
 		{"nothing installed is an error with the install hint", "", []string{filepath.Join(root, "missing")}, "", 0, "apt-get install temurin-25-jdk"},
 		{"a 17 JAVA_HOME and no others says JAVA_HOME is 17", old, nil, "", 0, "is Java 17.0.15"},
@@ -99,7 +103,6 @@ func TestFindJDK(t *testing.T) {
 			}
 		})
 	}
-	_ = j21
 }
 
 func TestCompareVersions(t *testing.T) {
