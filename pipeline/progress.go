@@ -78,8 +78,7 @@ func (l *Lines) Done(j Job, r record.Trial) {
 	l.done++
 	l.doneThisRun++
 	eta := time.Duration(float64(time.Since(l.start)) / float64(l.doneThisRun) * float64(l.total-l.done))
-	fmt.Fprintf(l.W, "[%d/%d] %s: %.0f rps, wall %.0f ms, p99 %.1f ms, %d errors, %d threads (ETA %s)\n",
-		l.done, l.total, cellLabel(j), r.RPS, r.WallMs, r.P99Ms, r.Errors, r.DistinctThreads, eta.Round(time.Second))
+	fmt.Fprintf(l.W, "[%d/%d] %s: %s (ETA %s)\n", l.done, l.total, cellLabel(j), describe(r), eta.Round(time.Second))
 }
 func (l *Lines) Close() {}
 

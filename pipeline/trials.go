@@ -168,7 +168,9 @@ func (s *State) runTrial(ctx context.Context, seq int, j Job, kept map[string]Ta
 	if p := s.Opt.Progress; p != nil {
 		p.Done(j, rows[0])
 	}
-	s.Logf("trial %d/%d %s %s #%d: %s", seq, len(s.Jobs), j.Cell.Variant.Name, j.Cell.PointString(), j.Trial, describe(rows[0], m.Primary()))
+	if s.Opt.Progress == nil {
+		s.Logf("trial %d/%d %s: %s", seq, len(s.Jobs), cellLabel(j), describe(rows[0]))
+	}
 	if kept == nil && m.CoolDown.Pause > 0 {
 		t.Stop()
 		select {
@@ -179,7 +181,7 @@ func (s *State) runTrial(ctx context.Context, seq int, j Job, kept map[string]Ta
 	return nil
 }
 
-func describe(r record.Trial, primary string) string {
+func describe(r record.Trial) string {
 	v := fmt.Sprintf("%.0f rps, wall %.0f ms, p99 %.1f ms, %d errors, %d threads", r.RPS, r.WallMs, r.P99Ms, r.Errors, r.DistinctThreads)
 	if !r.Valid {
 		v += " (invalid: " + r.Reason + ")"
