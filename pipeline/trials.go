@@ -270,7 +270,7 @@ func (s *State) warmup(ctx context.Context, j Job, seq int, plan load.Plan) erro
 		for i := range rows {
 			rows[i].Valid = false
 		}
-		if err := record.AppendCSV(s.Dir, "warmup.csv", rows); err != nil {
+		if err := record.AppendCSV(s.Dir, record.WarmupFile, rows); err != nil {
 			return err
 		}
 		if timed || time.Now().After(deadline) || ctx.Err() != nil {

@@ -43,6 +43,7 @@ const (
 	SummaryFile     = "summary.csv"
 	ComparisonsFile = "comparisons.csv"
 	VerdictsFile    = "verdicts.json"
+	WarmupFile      = "warmup.csv" // warm-up rounds, same columns as trials.csv, never in the statistics
 	LogsDir         = "logs"
 )
 
@@ -271,6 +272,11 @@ func WriteFile(dir, name string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	// CreateTemp makes 0600 files; data and reports are meant to be published.
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
