@@ -1,0 +1,90 @@
+package record
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestAppendReadRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	a := []Trial{{Variant: "platform", Point: "pool=50", Group: "main", Trial: 1, Seq: 1, Valid: true, RPS: 123.5, WallMs: 1325}}
+	b := []Trial{{Variant: "virtual", Point: "pool=50", Group: "main", Trial: 1, Seq: 2, Valid: false, Reason: "host busy; generator saturated"}}
+	if err := AppendCSV(dir, TrialsFile, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := AppendCSV(dir, TrialsFile, b); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadCSV[Trial](dir, TrialsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != a[0] || got[1] != b[0] {
+		t.Errorf("round trip:\n got %+v\nwant %+v %+v", got, a[0], b[0])
+	}
+}
+
+// TestTornLastLine: a crash in the middle of an append leaves a partial
+// line; reading drops it and keeps every finished trial.
+func TestTornLastLine(t *testing.T) {
+	dir := t.TempDir()
+	if err := AppendCSV(dir, TrialsFile, []Trial{{Variant: "a", Trial: 1}, {Variant: "a", Trial: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.OpenFile(filepath.Join(dir, TrialsFile), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("b,,main,1,3,tr")
+	f.Close()
+	got, err := ReadCSV[Trial](dir, TrialsFile)
+	if err != nil || len(got) != 2 {
+		t.Errorf("torn file: %d rows (%v), want the 2 complete ones", len(got), err)
+	}
+}
+
+func TestReadMissing(t *testing.T) {
+	got, err := ReadCSV[Trial](t.TempDir(), TrialsFile)
+	if err != nil || got != nil {
+		t.Errorf("missing file: %v %v, want empty and no error", got, err)
+	}
+	if _, err := Read(t.TempDir()); err == nil {
+		t.Error("a directory without run.json must not read as a run")
+	}
+}
+
+func TestWriteFileIsPublishable(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteJSON(dir, RunFile, Meta{ID: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(dir, RunFile))
+	if err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("run.json mode %v (%v), want 0644 so a web server can serve it", st.Mode().Perm(), err)
+	}
+}
+
+func TestPoints(t *testing.T) {
+	tests := []struct {
+		reason string
+		in     map[string]string
+		want   string
+	}{
+		{"no sweep is the empty point", map[string]string{}, ""},
+		{"one key", map[string]string{"pool": "50"}, "pool=50"},
+		{"keys sort, so the same point always prints the same", map[string]string{"users": "100", "pool": "50"}, "pool=50;users=100"},
+	}
+	for _, tt := range tests {
+		got := FormatPoint(tt.in)
+		if got != tt.want {
+			t.Errorf("%s: FormatPoint = %q, want %q", tt.reason, got, tt.want)
+		}
+		back := ParsePoint(got)
+		if len(back) != len(tt.in) {
+			t.Errorf("%s: ParsePoint(%q) = %v", tt.reason, got, back)
+		}
+		for k, v := range tt.in {
+			if back[k] != v {
+				t.Errorf("%s: ParsePoint lost %s=%s", tt.reason, k, v)
+			}
+		}
+	}
+}
