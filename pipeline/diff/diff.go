@@ -1,0 +1,449 @@
+// Package diff compares two runs of an experiment the way benchstat compares
+// two benchmark files, for a reviewer who must decide whether a change made
+// things faster, slower, or nothing that the noise allows to say.
+//
+// Data moves through it like this: Runs takes two run directories read back
+// by package record, compares their fingerprints first (env.Compare: another
+// CPU or JDK explains a difference as well as the change does), then, per
+// metric, gathers the valid trials of every cell (variant x sweep point x
+// request group) on both sides, summarizes each side (stats.Summarize: the
+// median and its 95% interval), flags noisy cells (stats.Flags), compares
+// old and new with the Mann-Whitney U test (stats.Compare) and applies
+// Holm's correction across the cells of the metric (stats.AdjustHolm). The
+// Result renders as Markdown for a pull request or as aligned text for a
+// terminal; every warning is data in the Result before it is prose.
+package diff
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/threadlab/threadlab/env"
+	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/stats"
+)
+
+// Options choose what Runs compares. Zero values mean defaults.
+type Options struct {
+	// Metrics are trials.csv columns, one table each, in this order.
+	// Default: the runs' primary metric (wall_ms for a burst, rps
+	// otherwise), then rps, p50_ms and p99_ms.
+	Metrics []string
+	// Alpha is the significance level (default stats.Alpha, 0.05).
+	Alpha float64
+}
+
+// DefaultMetrics follow the primary metric when Options.Metrics is empty:
+// throughput and the middle and tail of latency.
+var DefaultMetrics = []string{"rps", "p50_ms", "p99_ms"}
+
+// Side describes one of the two runs.
+type Side struct {
+	Dir        string `json:"dir"`
+	ID         string `json:"id"`
+	Experiment string `json:"experiment"`
+	Profile    string `json:"profile"`
+	State      string `json:"state"`
+	Trials     int    `json:"trials"`  // rows of the measured group in trials.csv
+	Invalid    int    `json:"invalid"` // of those, left out of the statistics
+	Primary    string `json:"primary_metric"`
+}
+
+// Result is a finished comparison of an old run (A) and a new run (B).
+type Result struct {
+	Old, New Side
+	// Fingerprint lists every fingerprint field that differs, those that
+	// can move the numbers (Matters) first. Nil when both runs have a
+	// fingerprint and they agree.
+	Fingerprint []env.Difference
+	// NoFingerprint names the sides ("old", "new") without a
+	// fingerprint.json: nothing then says where their numbers come from.
+	NoFingerprint []string
+	// Design lists differences in what the runs measured: another
+	// experiment, profile or manifest, or a run that did not complete.
+	Design []string
+	Tables []Table
+	Alpha  float64
+}
+
+// Table is the comparison of one metric across every cell.
+type Table struct {
+	Metric         string
+	HigherIsBetter bool
+	Rows           []Row
+	// Family is how many comparisons Holm's correction ran over.
+	Family int
+}
+
+// Row is one cell: a variant at a sweep point in a request group.
+type Row struct {
+	Variant, Point, Group string
+	// Old and New summarize each side's valid trials; N is 0 when the cell
+	// is missing from that run.
+	Old, New           stats.Summary
+	OldFlags, NewFlags []stats.Flag
+	// OldInvalid and NewInvalid count trials left out, with their reasons.
+	OldInvalid, NewInvalid []string
+	// Cmp compares new against old; nil when either side has no trials.
+	Cmp *stats.Comparison
+}
+
+// Regression reports whether the row got significantly worse.
+func (r Row) Regression(higherIsBetter bool) bool {
+	return r.Cmp != nil && r.Cmp.Regression(higherIsBetter)
+}
+
+// Regression is a row that got significantly worse, for
+// `threadlab diff --fail-on-regression`.
+type Regression struct {
+	Metric string
+	Row    Row
+}
+
+func (g Regression) String() string {
+	return fmt.Sprintf("%s %s: %s -> %s (%s, p=%s)", g.Metric, cellName(g.Row), num(g.Row.Old.Median),
+		num(g.Row.New.Median), g.Row.Cmp.Verdict, fmtP(g.Row.Cmp.PAdj))
+}
+
+// Regressions lists every significant change for the worse, table by table.
+func (r *Result) Regressions() []Regression {
+	var out []Regression
+	for _, t := range r.Tables {
+		for _, row := range t.Rows {
+			if row.Regression(t.HigherIsBetter) {
+				out = append(out, Regression{Metric: t.Metric, Row: row})
+			}
+		}
+	}
+	return out
+}
+
+// Mismatch lists the fingerprint differences that can move the numbers on
+// their own (another CPU, JDK, kernel, cgroup limit...).
+func (r *Result) Mismatch() []env.Difference {
+	var out []env.Difference
+	for _, d := range r.Fingerprint {
+		if d.Matters {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Runs compares run b (new) against run a (old).
+func Runs(a, b *record.Run, opt Options) (*Result, error) {
+	alpha := opt.Alpha
+	if !(alpha > 0 && alpha < 1) {
+		alpha = stats.Alpha
+	}
+	metrics := opt.Metrics
+	if len(metrics) == 0 {
+		metrics = defaultMetrics(a, b)
+	}
+	for _, m := range metrics {
+		if _, ok := columns()[m]; !ok {
+			return nil, fmt.Errorf("unknown metric %q: use a numeric column of trials.csv (%s)", m, strings.Join(Metrics(), ", "))
+		}
+	}
+	res := &Result{Old: side(a), New: side(b), Alpha: alpha}
+	for _, s := range []struct {
+		name string
+		run  *record.Run
+	}{{"old", a}, {"new", b}} {
+		if len(s.run.Trials) == 0 {
+			return nil, fmt.Errorf("%s run %s has no trials in %s (did it start? resume it with threadlab run --resume %s)",
+				s.name, s.run.Dir, record.TrialsFile, s.run.Dir)
+		}
+	}
+	if err := res.compareFingerprints(a, b); err != nil {
+		return nil, err
+	}
+	res.Design = design(a, b)
+
+	oldCells, newCells := cells(a), cells(b)
+	keys := order(a, b, oldCells, newCells)
+	for _, metric := range metrics {
+		t := Table{Metric: metric, HigherIsBetter: stats.HigherIsBetter(metric)}
+		var fam []stats.Comparison
+		var at []int
+		for _, k := range keys {
+			o, n := oldCells[k], newCells[k]
+			xo, xn := values(o.valid, metric), values(n.valid, metric)
+			row := Row{Variant: k.Variant, Point: k.Point, Group: k.Group,
+				Old: stats.Summarize(xo), New: stats.Summarize(xn), OldInvalid: o.invalid, NewInvalid: n.invalid}
+			if len(xo) > 0 {
+				row.OldFlags = stats.Flags(xo, t.HigherIsBetter)
+			}
+			if len(xn) > 0 {
+				row.NewFlags = stats.Flags(xn, t.HigherIsBetter)
+			}
+			if len(xo) > 0 && len(xn) > 0 {
+				c := stats.Compare(xo, xn, alpha)
+				c.A, c.B = "old", "new"
+				fam = append(fam, c)
+				at = append(at, len(t.Rows))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		// One family per metric: the table's rows are read together, so a
+		// reader scanning it for a change is making len(fam) comparisons.
+		stats.AdjustHolm(fam)
+		for i, c := range fam {
+			t.Rows[at[i]].Cmp = &c
+		}
+		t.Family = len(fam)
+		res.Tables = append(res.Tables, t)
+	}
+	return res, nil
+}
+
+func side(r *record.Run) Side {
+	s := Side{Dir: r.Dir, ID: r.Meta.ID, Experiment: r.Meta.Experiment, Profile: r.Meta.Profile,
+		State: r.Meta.State, Primary: r.Meta.Primary}
+	for _, t := range r.Trials {
+		if t.Group != r.Meta.Measured && r.Meta.Measured != "" {
+			continue
+		}
+		s.Trials++
+		if !t.Valid {
+			s.Invalid++
+		}
+	}
+	return s
+}
+
+// defaultMetrics is the primary metric of each run, then DefaultMetrics.
+func defaultMetrics(a, b *record.Run) []string {
+	var out []string
+	for _, m := range append([]string{a.Meta.Primary, b.Meta.Primary}, DefaultMetrics...) {
+		if m != "" && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// compareFingerprints fills Fingerprint and NoFingerprint.
+func (res *Result) compareFingerprints(a, b *record.Run) error {
+	var fps [2]*env.Fingerprint
+	for i, r := range []*record.Run{a, b} {
+		name := [2]string{"old", "new"}[i]
+		if len(r.Fingerprint) == 0 {
+			res.NoFingerprint = append(res.NoFingerprint, name)
+			continue
+		}
+		fps[i] = &env.Fingerprint{}
+		if err := json.Unmarshal(r.Fingerprint, fps[i]); err != nil {
+			return fmt.Errorf("%s: not a fingerprint: %w (rewrite it with threadlab fingerprint --json, or delete it to compare without)",
+				filepath.Join(r.Dir, record.FingerprintFile), err)
+		}
+	}
+	if fps[0] != nil && fps[1] != nil {
+		res.Fingerprint = env.Compare(fps[0], fps[1])
+	}
+	return nil
+}
+
+// design lists differences in what the two runs measured.
+func design(a, b *record.Run) []string {
+	var out []string
+	ma, mb := a.Meta, b.Meta
+	if ma.Experiment != mb.Experiment {
+		out = append(out, fmt.Sprintf("different experiments: old is %s, new is %s", ma.Experiment, mb.Experiment))
+	}
+	if ma.Profile != mb.Profile {
+		out = append(out, fmt.Sprintf("different profiles: old ran %s, new ran %s (trials, load and sweep may differ)", orDash(ma.Profile), orDash(mb.Profile)))
+	}
+	if len(a.Manifest) > 0 && len(b.Manifest) > 0 && string(a.Manifest) != string(b.Manifest) {
+		out = append(out, fmt.Sprintf("the manifests as run differ (compare %s of both runs)", record.ManifestFile))
+	}
+	if ma.Measured != mb.Measured {
+		out = append(out, fmt.Sprintf("different measured groups: old %s, new %s", ma.Measured, mb.Measured))
+	}
+	for _, s := range []struct {
+		name string
+		m    record.Meta
+	}{{"old", ma}, {"new", mb}} {
+		if s.m.State != "complete" {
+			out = append(out, fmt.Sprintf("the %s run is %s, not complete: cells may have fewer trials", s.name, orDash(s.m.State)))
+		}
+	}
+	return out
+}
+
+// cell holds one cell's trials of one run.
+type cell struct {
+	valid   []record.Trial // in execution order
+	invalid []string       // "trial 3: host busy ..."
+}
+
+func cells(r *record.Run) map[record.CellKey]*cell {
+	ts := slices.Clone(r.Trials)
+	slices.SortStableFunc(ts, func(x, y record.Trial) int { return x.Seq - y.Seq })
+	out := map[record.CellKey]*cell{}
+	for _, t := range ts {
+		c := out[t.Key()]
+		if c == nil {
+			c = &cell{}
+			out[t.Key()] = c
+		}
+		if t.Valid {
+			c.valid = append(c.valid, t)
+		} else {
+			c.invalid = append(c.invalid, fmt.Sprintf("trial %d: %s", t.Trial, orDash(t.Reason)))
+		}
+	}
+	return out
+}
+
+// order lists the cells of both runs: variants in manifest order (old's,
+// then any new ones), then sweep points in natural order, then request
+// groups with the measured group first.
+func order(a, b *record.Run, oc, nc map[record.CellKey]*cell) []record.CellKey {
+	rank := func(list ...[]string) map[string]int {
+		m := map[string]int{}
+		for _, l := range list {
+			for _, x := range l {
+				if _, ok := m[x]; !ok {
+					m[x] = len(m)
+				}
+			}
+		}
+		return m
+	}
+	variants := rank(a.Meta.Variants, b.Meta.Variants)
+	groups := rank([]string{a.Meta.Measured, b.Meta.Measured}, a.Meta.Groups, b.Meta.Groups)
+	pos := func(m map[string]int, x string) int {
+		if i, ok := m[x]; ok {
+			return i
+		}
+		return len(m)
+	}
+	var keys []record.CellKey
+	for _, cs := range []map[record.CellKey]*cell{oc, nc} {
+		for k := range cs {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	slices.SortFunc(keys, func(x, y record.CellKey) int {
+		if d := pos(variants, x.Variant) - pos(variants, y.Variant); d != 0 {
+			return d
+		}
+		if d := strings.Compare(x.Variant, y.Variant); d != 0 {
+			return d
+		}
+		if d := comparePoints(x.Point, y.Point); d != 0 {
+			return d
+		}
+		if d := pos(groups, x.Group) - pos(groups, y.Group); d != 0 {
+			return d
+		}
+		return strings.Compare(x.Group, y.Group)
+	})
+	return keys
+}
+
+// comparePoints orders sweep points key by key, numerically when both
+// values are numbers, so pool=50 comes before pool=100.
+func comparePoints(x, y string) int {
+	px, py := strings.Split(x, ";"), strings.Split(y, ";")
+	for i := 0; i < len(px) && i < len(py); i++ {
+		kx, vx, _ := strings.Cut(px[i], "=")
+		ky, vy, _ := strings.Cut(py[i], "=")
+		if d := strings.Compare(kx, ky); d != 0 {
+			return d
+		}
+		fx, ex := strconv.ParseFloat(vx, 64)
+		fy, ey := strconv.ParseFloat(vy, 64)
+		switch {
+		case ex == nil && ey == nil && fx != fy:
+			if fx < fy {
+				return -1
+			}
+			return 1
+		case vx != vy:
+			return strings.Compare(vx, vy)
+		}
+	}
+	return len(px) - len(py)
+}
+
+// values extracts one metric from trials, skipping NaN.
+func values(ts []record.Trial, metric string) []float64 {
+	var xs []float64
+	for _, t := range ts {
+		if x, ok := Metric(t, metric); ok && !math.IsNaN(x) {
+			xs = append(xs, x)
+		}
+	}
+	return xs
+}
+
+// notMetrics are numeric trials.csv columns that identify a trial rather
+// than measure it.
+var notMetrics = []string{"trial", "seq", "pid"}
+
+// columnIndex maps every numeric trials.csv column that measures something
+// to its field in record.Trial. It is read from the csv tags, so a column
+// added to trials.csv can be diffed without a change here.
+var columnIndex = indexColumns()
+
+func columns() map[string]int { return columnIndex }
+
+func indexColumns() map[string]int {
+	m := map[string]int{}
+	typ := reflect.TypeOf(record.Trial{})
+	for i := 0; i < typ.NumField(); i++ {
+		f := typ.Field(i)
+		name := f.Tag.Get("csv")
+		if name == "" || slices.Contains(notMetrics, name) {
+			continue
+		}
+		switch f.Type.Kind() {
+		case reflect.Int, reflect.Int64, reflect.Float64:
+			m[name] = i
+		}
+	}
+	return m
+}
+
+// Metrics lists the trials.csv columns Runs can compare, in file order.
+func Metrics() []string {
+	idx := columns()
+	out := make([]string, 0, len(idx))
+	for name := range idx {
+		out = append(out, name)
+	}
+	slices.SortFunc(out, func(x, y string) int { return idx[x] - idx[y] })
+	return out
+}
+
+// Metric reads a numeric trials.csv column of t by name.
+func Metric(t record.Trial, name string) (float64, bool) {
+	i, ok := columns()[name]
+	if !ok {
+		return 0, false
+	}
+	v := reflect.ValueOf(t).Field(i)
+	switch v.Kind() {
+	case reflect.Int, reflect.Int64:
+		return float64(v.Int()), true
+	default:
+		return v.Float(), true
+	}
+}
+
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "-"
+	}
+	return s
+}
