@@ -36,7 +36,7 @@ func diffRuns(t *testing.T, old, new string, opt Options) *Result {
 
 // TestGolden pins the Markdown and text output of every fixture scenario.
 // Inspect a change with git diff testdata/golden after go test -update.
-func TestGolden(t *testing.T) {
+func TestDiffGolden(t *testing.T) {
 	cases := []struct {
 		golden   string
 		old, new string
@@ -103,7 +103,7 @@ func row(t *testing.T, res *Result, metric, variant, point string) Row {
 
 // TestVerdicts checks the decisions behind the tables against what the
 // fixture was built to contain.
-func TestVerdicts(t *testing.T) {
+func TestDiffVerdicts(t *testing.T) {
 	same := diffRuns(t, "base", "same", Options{})
 	for _, tb := range same.Tables {
 		for _, r := range tb.Rows {
@@ -152,7 +152,7 @@ func TestVerdicts(t *testing.T) {
 
 // TestRegressionDirection: a change is a regression only in the bad
 // direction of its metric, whichever run is old.
-func TestRegressionDirection(t *testing.T) {
+func TestDiffRegressionDirection(t *testing.T) {
 	// Swapping the runs turns the slow-down into a speed-up.
 	back := diffRuns(t, "slower", "base", Options{})
 	if g := back.Regressions(); len(g) != 0 {
@@ -167,7 +167,7 @@ func TestRegressionDirection(t *testing.T) {
 // TestHolmFamily: each table is one family; its adjusted p-values are
 // Holm's over the raw p-values of its rows, and no adjusted p is below
 // its raw one.
-func TestHolmFamily(t *testing.T) {
+func TestDiffHolmFamily(t *testing.T) {
 	res := diffRuns(t, "base", "slower", Options{})
 	for _, tb := range res.Tables {
 		var raw, adj []float64
@@ -191,7 +191,7 @@ func TestHolmFamily(t *testing.T) {
 
 // TestWarningsComeFirst: whatever makes the numbers incomparable is said
 // before the first number of the first table, in both formats.
-func TestWarningsComeFirst(t *testing.T) {
+func TestDiffWarningsComeFirst(t *testing.T) {
 	noFP := readRun(t, "same")
 	noFP.Fingerprint = nil
 	cases := []struct {
@@ -233,7 +233,7 @@ func TestWarningsComeFirst(t *testing.T) {
 	}
 }
 
-func TestRunsErrors(t *testing.T) {
+func TestDiffRunsErrors(t *testing.T) {
 	base := readRun(t, "base")
 	empty := readRun(t, "same")
 	empty.Trials = nil
@@ -263,7 +263,7 @@ func TestRunsErrors(t *testing.T) {
 	}
 }
 
-func TestMetrics(t *testing.T) {
+func TestDiffMetrics(t *testing.T) {
 	ms := Metrics()
 	for _, want := range []string{"rps", "wall_ms", "p99_ms", "errors", "target_cpu_pct", "distinct_threads"} {
 		if !slices.Contains(ms, want) {
@@ -283,7 +283,7 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-func TestComparePoints(t *testing.T) {
+func TestDiffComparePoints(t *testing.T) {
 	cases := []struct {
 		x, y string
 		want int
@@ -313,7 +313,7 @@ func sign(x int) int {
 	return 0
 }
 
-func TestSummaryCell(t *testing.T) {
+func TestDiffSummaryCell(t *testing.T) {
 	cases := []struct {
 		s    stats.Summary
 		want string

@@ -16,7 +16,7 @@ import (
 // that they are plain, reviewable CSV and JSON whose numbers are known by
 // construction. Regenerate them with
 //
-//	go test ./pipeline/diff -run TestFixtureUpToDate -fixture
+//	go test ./pipeline/diff -run TestDiffFixtureUpToDate -fixture
 //
 // and the golden outputs with -update.
 var regenFixture = flag.Bool("fixture", false, "rewrite testdata/runs from writeFixture")
@@ -192,7 +192,7 @@ func round(x float64) float64 {
 	return float64(int64(x*100+0.5)) / 100
 }
 
-func TestFixtureUpToDate(t *testing.T) {
+func TestDiffFixtureUpToDate(t *testing.T) {
 	if *regenFixture {
 		if err := os.RemoveAll(fixtureDir); err != nil {
 			t.Fatal(err)
@@ -210,9 +210,9 @@ func TestFixtureUpToDate(t *testing.T) {
 		got, err := os.ReadFile(filepath.Join(fixtureDir, rel))
 		switch {
 		case err != nil:
-			t.Errorf("fixture file %s missing: run go test ./pipeline/diff -run TestFixtureUpToDate -fixture", rel)
+			t.Errorf("fixture file %s missing: run go test ./pipeline/diff -run TestDiffFixtureUpToDate -fixture", rel)
 		case string(got) != string(want):
-			t.Errorf("fixture file %s differs from writeFixture: run go test ./pipeline/diff -run TestFixtureUpToDate -fixture", rel)
+			t.Errorf("fixture file %s differs from writeFixture: run go test ./pipeline/diff -run TestDiffFixtureUpToDate -fixture", rel)
 		}
 		return nil
 	})

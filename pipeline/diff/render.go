@@ -44,7 +44,7 @@ func (r *Result) Markdown(w io.Writer) error {
 		name string
 		side Side
 	}{{"old", r.Old}, {"new", r.New}} {
-		fmt.Fprintf(bw, "| %s | `%s` | %s | %s | %s | %s |\n", s.name, strings.ReplaceAll(s.side.Dir, "`", "'"),
+		fmt.Fprintf(bw, "| %s | `%s` | %s | %s | %s | %s |\n", s.name, strings.NewReplacer("`", "'", "|", `\|`).Replace(s.side.Dir),
 			md(s.side.Experiment), md(orDash(s.side.Profile)), md(orDash(s.side.State)), trialCount(s.side))
 	}
 	fmt.Fprintf(bw, "\n%s\n", md(r.verdictLine()))
