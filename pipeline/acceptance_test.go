@@ -108,7 +108,6 @@ func manifest(t *testing.T, name string, ms int, vs []variant, claims string) *e
   warmup: 1ms
   timeout: 10s
 trials: 6
-seed: 20260301
 startup: {timeout: 20s}
 cooldown: {max_busy_pct: 100, max_wait: 1ms, pause: 1ms}
 `, ms)
@@ -372,15 +371,17 @@ func TestAcceptanceInjectedNoise(t *testing.T) {
 // TestAcceptanceDiff: `threadlab diff` on two runs of the same experiment
 // prints the Markdown table with the hosts declared the same; once one
 // run's fingerprint names another CPU, the warning comes before any number.
-// The test reads what diff prints, not whether the runs differ: two runs
-// minutes apart on a shared machine may really differ, which is the point
-// of the tool, so the numbers are not asserted.
+// The manifest sets no seed, like the catalog's: each run picks its own
+// and records it in manifest.yaml, which diff must not call a change of
+// design. The test reads what diff prints, not whether the runs differ:
+// two runs a minute apart on a shared machine may really differ, which is
+// the point of the tool, so the numbers are not asserted.
 func TestAcceptanceDiff(t *testing.T) {
 	t.Parallel()
 	m := manifest(t, "rerun", 50, []variant{{name: "a"}, {name: "b"}}, "")
 	data := t.TempDir()
 	old := run(t, m, data, "r1")
-	m2, err := experiments.Load(m.File, "")
+	m2, err := experiments.Load(m.File, "") // Run recorded its seed in m
 	if err != nil {
 		t.Fatal(err)
 	}

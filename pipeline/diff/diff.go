@@ -27,6 +27,7 @@ import (
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
+	"gopkg.in/yaml.v3"
 )
 
 // Options choose what Runs compares. Zero values mean defaults.
@@ -260,8 +261,8 @@ func design(a, b *record.Run) []string {
 	if ma.Profile != mb.Profile {
 		out = append(out, fmt.Sprintf("different profiles: old ran %s, new ran %s (trials, load and sweep may differ)", orDash(ma.Profile), orDash(mb.Profile)))
 	}
-	if len(a.Manifest) > 0 && len(b.Manifest) > 0 && string(a.Manifest) != string(b.Manifest) {
-		out = append(out, fmt.Sprintf("the manifests as run differ (compare %s of both runs)", record.ManifestFile))
+	if keys := manifestChanges(a.Manifest, b.Manifest); len(keys) > 0 {
+		out = append(out, fmt.Sprintf("the manifests as run differ in %s (compare %s of both runs)", strings.Join(keys, ", "), record.ManifestFile))
 	}
 	if ma.Measured != mb.Measured {
 		out = append(out, fmt.Sprintf("different measured groups: old %s, new %s", ma.Measured, mb.Measured))
@@ -275,6 +276,39 @@ func design(a, b *record.Run) []string {
 		}
 	}
 	return out
+}
+
+// runKeys are the manifest keys every run sets for itself: the seed a run
+// picked when the manifest left it out, and the profile (compared on its own).
+var runKeys = []string{"seed", "profile"}
+
+// manifestChanges lists the top-level keys of two manifests as run whose
+// values differ, ignoring runKeys; nil when either is missing. Manifests
+// that are not YAML maps are compared as bytes.
+func manifestChanges(a, b []byte) []string {
+	if len(a) == 0 || len(b) == 0 {
+		return nil
+	}
+	var ma, mb map[string]any
+	if yaml.Unmarshal(a, &ma) != nil || yaml.Unmarshal(b, &mb) != nil {
+		if string(a) != string(b) {
+			return []string{"(unparsable YAML)"}
+		}
+		return nil
+	}
+	var keys []string
+	for k := range ma {
+		if _, ok := mb[k]; !ok {
+			mb[k] = nil
+		}
+	}
+	for k, vb := range mb {
+		if !slices.Contains(runKeys, k) && !reflect.DeepEqual(ma[k], vb) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // cell holds one cell's trials of one run.

@@ -3,6 +3,7 @@ package diff
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -329,6 +330,28 @@ func TestDiffSummaryCell(t *testing.T) {
 	for _, c := range cases {
 		if got := summary(c.s); got != c.want {
 			t.Errorf("summary(%+v) = %q, want %q (%s)", c.s, got, c.want, c.why)
+		}
+	}
+}
+
+func TestDiffManifestChanges(t *testing.T) {
+	const m = "name: io-bound\ntrials: %d\nseed: %d\nload: {burst: %d}\n"
+	cases := []struct {
+		a, b string
+		want []string
+		why  string
+	}{
+		{fmt.Sprintf(m, 6, 1, 600), fmt.Sprintf(m, 6, 2, 600), nil,
+			"a run records the seed it picked, so two runs of one manifest differ in it"},
+		{fmt.Sprintf(m, 6, 1, 600), fmt.Sprintf(m, 10, 1, 300), []string{"load", "trials"},
+			"the keys that changed, sorted"},
+		{"name: x\nnotes: added\n", "name: x\n", []string{"notes"}, "a key on one side only"},
+		{"name: x\n", "", nil, "a run without manifest.yaml says nothing about it"},
+		{"[unbalanced", "name: x\n", []string{"(unparsable YAML)"}, "broken YAML still differs"},
+	}
+	for _, c := range cases {
+		if got := manifestChanges([]byte(c.a), []byte(c.b)); !slices.Equal(got, c.want) {
+			t.Errorf("manifestChanges: %q, want %q (%s)", got, c.want, c.why)
 		}
 	}
 }
