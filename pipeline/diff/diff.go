@@ -174,7 +174,7 @@ func Runs(a, b *record.Run, opt Options) (*Result, error) {
 		var fam []stats.Comparison
 		var at []int
 		for _, k := range keys {
-			o, n := oldCells[k], newCells[k]
+			o, n := oldCells.get(k), newCells.get(k)
 			xo, xn := values(o.valid, metric), values(n.valid, metric)
 			row := Row{Variant: k.Variant, Point: k.Point, Group: k.Group,
 				Old: stats.Summarize(xo), New: stats.Summarize(xn), OldInvalid: o.invalid, NewInvalid: n.invalid}
@@ -317,10 +317,22 @@ type cell struct {
 	invalid []string       // "trial 3: host busy ..."
 }
 
-func cells(r *record.Run) map[record.CellKey]*cell {
+// cellMap is a run's cells by key.
+type cellMap map[record.CellKey]*cell
+
+// get returns the cell, or an empty one when the run lacks it (a variant or
+// sweep point added or dropped between the runs).
+func (m cellMap) get(k record.CellKey) *cell {
+	if c := m[k]; c != nil {
+		return c
+	}
+	return &cell{}
+}
+
+func cells(r *record.Run) cellMap {
 	ts := slices.Clone(r.Trials)
 	slices.SortStableFunc(ts, func(x, y record.Trial) int { return x.Seq - y.Seq })
-	out := map[record.CellKey]*cell{}
+	out := cellMap{}
 	for _, t := range ts {
 		c := out[t.Key()]
 		if c == nil {
@@ -339,7 +351,7 @@ func cells(r *record.Run) map[record.CellKey]*cell {
 // order lists the cells of both runs: variants in manifest order (old's,
 // then any new ones), then sweep points in natural order, then request
 // groups with the measured group first.
-func order(a, b *record.Run, oc, nc map[record.CellKey]*cell) []record.CellKey {
+func order(a, b *record.Run, oc, nc cellMap) []record.CellKey {
 	rank := func(list ...[]string) map[string]int {
 		m := map[string]int{}
 		for _, l := range list {
@@ -360,7 +372,7 @@ func order(a, b *record.Run, oc, nc map[record.CellKey]*cell) []record.CellKey {
 		return len(m)
 	}
 	var keys []record.CellKey
-	for _, cs := range []map[record.CellKey]*cell{oc, nc} {
+	for _, cs := range []cellMap{oc, nc} {
 		for k := range cs {
 			if !slices.Contains(keys, k) {
 				keys = append(keys, k)

@@ -355,3 +355,35 @@ func TestDiffManifestChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffOneSided: a cell in one run only (a variant added, a sweep point
+// dropped) gets a row saying so, outside Holm's family, and is never a
+// regression.
+func TestDiffOneSided(t *testing.T) {
+	old, new := readRun(t, "base"), readRun(t, "same")
+	old.Trials = slices.DeleteFunc(old.Trials, func(tr record.Trial) bool { return tr.Variant == "virtual" && tr.Point == "burst=600" })
+	new.Trials = slices.DeleteFunc(new.Trials, func(tr record.Trial) bool { return tr.Variant == "platform" && tr.Point == "burst=300" })
+	res, err := Runs(old, new, Options{Metrics: []string{"wall_ms"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := res.Tables[0]
+	if len(tb.Rows) != 4 || tb.Family != 2 {
+		t.Fatalf("%d rows, family %d; want 4 rows, 2 of them compared", len(tb.Rows), tb.Family)
+	}
+	for _, c := range []struct {
+		variant, point, delta string
+	}{{"platform", "burst=300", "old only"}, {"virtual", "burst=600", "new only"}} {
+		r := row(t, res, "wall_ms", c.variant, c.point)
+		if r.Cmp != nil || delta(r) != c.delta || r.Regression(false) {
+			t.Errorf("%s %s: comparison %+v, Δ %q; want no comparison and %q", c.variant, c.point, r.Cmp, delta(r), c.delta)
+		}
+	}
+	var out bytes.Buffer
+	if err := res.Markdown(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "| platform | burst=300 | 702.7 ± 1% | — | old only |") {
+		t.Errorf("no row for the cell only the old run has:\n%s", out.String())
+	}
+}
