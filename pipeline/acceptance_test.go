@@ -58,9 +58,14 @@ var fake struct {
 	err  error
 }
 
-// fakeserver builds the command target once per test run and returns its path.
+// fakeserver builds the command target once per test run and returns its
+// path. Every acceptance test starts here, so -short skips them all: each
+// runs 12 to 24 real trials.
 func fakeserver(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("acceptance test: runs the pipeline against real processes for 15-20 s (drop -short to run it)")
+	}
 	fake.once.Do(func() {
 		fake.path = filepath.Join(binDir, "fakeserver")
 		cmd := exec.Command("go", "build", "-o", fake.path, "github.com/threadlab/threadlab/cmd/threadlab/internal/fakeserver")
