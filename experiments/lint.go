@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Warning is a methodology weakness: the manifest is valid, but its
@@ -94,25 +95,45 @@ func (m *Manifest) lintBackground(g *Group, warn func(string, string, ...any)) {
 	if len(m.Load.Groups) < 2 || g.Model == "burst" {
 		return
 	}
-	end := g.Start + g.Duration
+	end := g.end()
 	for i, b := range m.Load.Groups {
 		if b.Name == g.Name || b.Model == "burst" {
 			continue
 		}
-		if b.Start+b.Duration < end {
-			warn(fmt.Sprintf("load.groups[%d].duration", i), "background group %q ends at %s, before the measured group %q ends at %s: the tail of the measurement runs without it", b.Name, b.Start+b.Duration, g.Name, end)
+		if b.end() < end || b.Start > g.Start {
+			warn(fmt.Sprintf("load.groups[%d]", i), "background group %q runs from %s to %s, but the measured group %q runs from %s to %s: part of the measurement runs without it; start it no later and end it no sooner", b.Name, b.Start, b.end(), g.Name, g.Start, end)
 		}
 	}
+}
+
+// end is when a group stops sending, relative to the trial start.
+func (g Group) end() time.Duration {
+	if g.Model == "ramp" {
+		d := g.Start
+		for _, s := range g.Stages {
+			d += s.Duration
+		}
+		return d
+	}
+	return g.Start + g.Duration
 }
 
 // lintClosedLatency flags latency claims measured with a closed model only:
 // a closed loop slows its own sending when the server stalls, so its
 // percentiles hide the stall (coordinated omission).
 func (m *Manifest) lintClosedLatency(g *Group, warn func(string, string, ...any)) {
-	if g.Model != "closed" {
-		return
-	}
 	for i, c := range m.Claims {
+		cg := g
+		if c.Check.Group != "" {
+			for j := range m.Load.Groups {
+				if m.Load.Groups[j].Name == c.Check.Group {
+					cg = &m.Load.Groups[j]
+				}
+			}
+		}
+		if cg.Model != "closed" {
+			continue
+		}
 		if strings.HasPrefix(c.Check.Metric, "p") && strings.HasSuffix(c.Check.Metric, "_ms") || c.Check.Metric == "max_ms" || c.Check.Metric == "mean_ms" {
 			warn(fmt.Sprintf("claims[%d].check.metric", i), "latency claim %q is measured with a closed model only, which hides server stalls (coordinated omission); measure it with an open model (rate:) too", c.ID)
 		}

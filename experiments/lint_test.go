@@ -124,7 +124,7 @@ func TestLint(t *testing.T) {
 			why:  "the smallest swept burst decides, wherever it stands in the list"},
 
 		{name: "background ends early", with: map[string]string{"load": fmt.Sprintf(twoGroups, "20s"), "claims": ""},
-			want: []string{`load.groups[1].duration: background group "background" ends at 20s, before the measured group "probe" ends at 30s`},
+			want: []string{`load.groups[1]: background group "background" runs from 0s to 20s, but the measured group "probe" runs from 0s to 30s`},
 			why:  "the last 10 s of the measurement would run without the load it is about"},
 		{name: "background as long", with: map[string]string{"load": fmt.Sprintf(twoGroups, "30s"), "claims": ""},
 			want: nil,
