@@ -91,7 +91,9 @@ func TestProblems(t *testing.T) {
 			func(s string) string { return strings.Replace(s, "trials: 3", "trails: 3", 1) }, "",
 			[]string{`demo.yaml:12:1: trails: unknown key "trails", did you mean "trials"? (known keys here: claims, cooldown, fresh_jvm, load, name, notes, order, pinning, profile, profiles, question, seed, services, source, startup, sweep, title, trials, variants)`}},
 		{"unknown nested key", "strictness applies at every depth",
-			func(s string) string { return strings.Replace(s, "{target: spring-mvc}", "{target: spring-mvc, propertys: {a: b}}", 1) }, "",
+			func(s string) string {
+				return strings.Replace(s, "{target: spring-mvc}", "{target: spring-mvc, propertys: {a: b}}", 1)
+			}, "",
 			[]string{`demo.yaml:5:34: variants.platform.propertys: unknown key "propertys", did you mean "properties"?`}},
 		{"wrong type", "a number where a duration belongs",
 			func(s string) string { return strings.Replace(s, "warmup: 1s", "warmup: 15", 1) }, "",
