@@ -5,7 +5,9 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"os"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -30,11 +32,19 @@ type worker struct {
 	tally tally
 
 	conn   *net.TCPConn
+	raw    syscall.RawConn
 	reused bool // the connection already carried a response
-	rbuf   []byte
-	r, w   int
-	p      respParser
-	wbuf   []byte
+	// Raw reads (see fill): the callback and its results live here, so a
+	// read allocates nothing.
+	readFn  func(fd uintptr) bool
+	out     []byte // request bytes the next fill writes first
+	blocked bool   // the socket did not take all of out: finish with conn.Write
+	rn      int
+	rerr    error
+	rbuf    []byte
+	r, w    int
+	p       respParser
+	wbuf    []byte
 
 	// Shared with the watchdog.
 	started atomic.Int64 // send time (ns since run start, +1) of the request in flight; 0 idle; -1 timed out
@@ -92,10 +102,8 @@ func (w *worker) exchange(req *wire, g *groupRun) class {
 		}
 		stamp := g.now() + 1
 		w.started.Store(stamp)
-		_, err := w.conn.Write(b)
-		if err == nil {
-			err = w.read(req.head)
-		}
+		w.out = b // written by the first fill, see there
+		err := w.read(req.head)
 		if !w.started.CompareAndSwap(stamp, 0) {
 			w.started.Store(0)
 			w.closeConn()
@@ -133,6 +141,13 @@ func (w *worker) dial() error {
 	}
 	g.sockets.Add(1)
 	w.conn = c.(*net.TCPConn)
+	if w.raw, err = w.conn.SyscallConn(); err != nil {
+		w.closeConn()
+		return err
+	}
+	if w.readFn == nil {
+		w.readFn = w.rawRead
+	}
 	w.cur.Store(w.conn)
 	w.reused = false
 	w.r, w.w = 0, 0
@@ -183,7 +198,7 @@ func (w *worker) read(head bool) error {
 				w.rbuf = nb
 			}
 		}
-		n, err := w.conn.Read(w.rbuf[w.w:])
+		n, err := w.fill()
 		w.w += n
 		if err != nil {
 			if n > 0 {
@@ -199,6 +214,75 @@ func (w *worker) read(head bool) error {
 			}
 			return err
 		}
+	}
+}
+
+// fill reads what the connection has into rbuf[w:], first writing the
+// pending request (out) if there is one. Both happen inside one raw read:
+// the runtime resets the connection's readiness when a read starts, so a
+// request written before that could be answered before the reset and the
+// answer's wake-up lost; written inside, the answer's wake-up always
+// counts. Doing so lets the first read of an answer wait for the poller
+// instead of paying for a read that only says EAGAIN: a keep-alive round
+// trip costs two syscalls (write, read) plus its share of epoll_wait.
+func (w *worker) fill() (int, error) {
+	w.rn, w.rerr = 0, nil
+	if err := w.raw.Read(w.readFn); err != nil {
+		w.out = nil
+		return 0, err
+	}
+	if w.blocked {
+		// A request larger than the socket buffer: send the rest the
+		// ordinary way, then read the ordinary way.
+		rest := w.out
+		w.out, w.blocked = nil, false
+		if _, err := w.conn.Write(rest); err != nil {
+			return 0, err
+		}
+		return w.fill()
+	}
+	if w.rerr != nil {
+		return 0, w.rerr
+	}
+	if w.rn == 0 {
+		return 0, io.EOF
+	}
+	return w.rn, nil
+}
+
+func (w *worker) rawRead(fd uintptr) bool {
+	if w.out != nil {
+		b := w.out
+		for len(b) > 0 {
+			n, err := syscall.Write(int(fd), b)
+			switch err {
+			case nil:
+				b = b[n:]
+			case syscall.EINTR:
+			case syscall.EAGAIN:
+				w.out, w.blocked = b, true
+				return true
+			default:
+				w.out, w.rerr = nil, os.NewSyscallError("write", err)
+				return true
+			}
+		}
+		w.out = nil
+		return false // now wait for the answer
+	}
+	for {
+		n, err := syscall.Read(int(fd), w.rbuf[w.w:])
+		switch err {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		case nil:
+			w.rn = n
+		default:
+			w.rerr = os.NewSyscallError("read", err)
+		}
+		return true
 	}
 }
 
