@@ -384,3 +384,42 @@ func TestTemplateSeeded(t *testing.T) {
 		t.Errorf("path %q does not follow the template", a[0])
 	}
 }
+
+func TestFileLimit(t *testing.T) {
+	limit, err := raiseFileLimit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// More users than descriptors: Run refuses up front and says how to fix it.
+	_, err = Run(context.Background(), Plan{Target: "http://127.0.0.1:1", Groups: []Group{
+		{Model: Closed, Users: int(limit), Duration: time.Second, Requests: get("/")}}})
+	if err == nil || !strings.Contains(err.Error(), "ulimit -Hn") {
+		t.Errorf("Run with %d users = %v, want an error naming the limit", limit, err)
+	}
+	// An open group's in-flight cap is lowered to what is left, and reported.
+	srv := threadServer(t, 1)
+	g := run(t, srv.URL, Group{Model: Open, Rate: 10, Duration: 100 * time.Millisecond, MaxInFlight: int(limit) * 2, Requests: get("/")}).Groups[0]
+	if g.MaxInFlight <= 0 || uint64(g.MaxInFlight) > limit {
+		t.Errorf("cap in force %d with RLIMIT_NOFILE %d", g.MaxInFlight, limit)
+	}
+}
+
+func TestOnTick(t *testing.T) {
+	srv := threadServer(t, 1)
+	var ticks []Tick
+	_, err := Run(context.Background(), Plan{Target: srv.URL, OnTick: func(tk Tick) { ticks = append(ticks, tk) },
+		Groups: []Group{{Model: Open, Rate: 200, Duration: 2500 * time.Millisecond, Requests: get("/")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2.5 s: ticks at 1 s and 2 s, each seeing about 200 more requests
+	// (samples reach the counters in batches, at most 250 ms late).
+	if len(ticks) != 2 {
+		t.Fatalf("%d ticks in 2.5s, want 2: %+v", len(ticks), ticks)
+	}
+	for i, tk := range ticks {
+		if tk.Requests < int64(i+1)*150 || tk.Requests > int64(i+1)*200+1 || tk.RPS < 100 || tk.Elapsed < time.Duration(i+1)*time.Second {
+			t.Errorf("tick %d = %+v, want ~%d requests at ~200/s", i+1, tk, (i+1)*200)
+		}
+	}
+}

@@ -77,14 +77,32 @@ func Run(ctx context.Context, p Plan) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if need := connsNeeded(p); need > 0 && uint64(need+fdReserve) > limit {
-		return nil, fmt.Errorf("plan needs %d connections but RLIMIT_NOFILE is %d: raise the hard limit (ulimit -Hn) or lower users/burst/max_in_flight", need, limit)
+	need, open := 0, 0
+	for _, g := range p.Groups {
+		need += heldConns(g)
+		if heldConns(g) == 0 {
+			open++
+		}
+	}
+	if uint64(need+fdReserve) > limit {
+		return nil, fmt.Errorf("plan holds %d connections at once but RLIMIT_NOFILE is %d: raise the hard limit (ulimit -Hn) or lower users/burst", need, limit)
+	}
+	// Open groups dial on demand up to MaxInFlight; what the descriptor
+	// limit leaves is shared among them, and GroupResult.MaxInFlight says
+	// which cap was in force.
+	openBudget := 0
+	if open > 0 {
+		openBudget = (int(limit) - fdReserve - need) / open
 	}
 
 	groups := make([]*groupRun, len(p.Groups))
 	var sockets atomic.Int64
 	for i, g := range p.Groups {
-		gr, err := newGroupRun(i, normalize(i, g), t, p.Seed, &sockets)
+		g = normalize(i, g)
+		if heldConns(g) == 0 {
+			g.MaxInFlight = max(1, min(g.MaxInFlight, openBudget))
+		}
+		gr, err := newGroupRun(i, g, t, p.Seed, &sockets)
 		if err != nil {
 			return nil, fmt.Errorf("group %q: %w", p.Groups[i].Name, err)
 		}
@@ -142,26 +160,18 @@ func Run(ctx context.Context, p Plan) (*Result, error) {
 	return res, ctx.Err()
 }
 
-// connsNeeded is how many connections the plan may hold open at once.
-func connsNeeded(p Plan) int {
-	n := 0
-	for _, g := range p.Groups {
-		switch g.Model {
-		case Closed:
-			n += g.Users
-		case Burst:
-			n += g.Burst
-		case Open:
-			n += min(g.MaxInFlight, int(g.Rate*g.Timeout.Seconds())+1)
-		case Ramp:
-			u := 0
-			for _, s := range g.Stages {
-				u = max(u, s.Users)
-			}
-			n += u
-		}
+// heldConns is how many connections a closed, burst or users-ramp group
+// holds open at once; 0 for open models, which dial as needed.
+func heldConns(g Group) int {
+	switch g.Model {
+	case Closed:
+		return g.Users
+	case Burst:
+		return g.Burst
+	case Ramp:
+		return maxUsers(g.Stages)
 	}
-	return n
+	return 0
 }
 
 // normalize fills in defaults, so the rest of the code sees real values.
@@ -207,7 +217,7 @@ func newGroupRun(i int, g Group, t target, seed int64, sockets *atomic.Int64) (*
 	// Small buffers when there are many connections: 20,000 x 32 KiB
 	// would be 640 MiB of read buffers.
 	gr.bufSize = 32 << 10
-	if connsNeeded(Plan{Groups: []Group{g}}) > 1024 {
+	if conns := heldConns(g); conns > 1024 || conns == 0 && g.MaxInFlight > 1024 {
 		gr.bufSize = 4 << 10
 	}
 	if g.CountHeader != "" {
@@ -268,6 +278,7 @@ func (g *groupRun) result() GroupResult {
 	r := GroupResult{Name: g.Name, Model: g.Model}
 	g.rec.result(&r)
 	if g.late != nil {
+		r.MaxInFlight = g.MaxInFlight
 		sent := g.sent.Load()
 		r.AskedRate = g.askedRate
 		r.Missed = g.missed.Load()

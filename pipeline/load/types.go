@@ -123,6 +123,7 @@ type GroupResult struct {
 	AchievedRate  float64          // open: sends per second actually made
 	Missed        int64            // open: sends skipped because MaxInFlight was reached
 	LatePct       float64          // open: share of sends later than 1 ms past their intended time, x100
+	MaxInFlight   int              // open: the in-flight cap in force (Group.MaxInFlight, lowered to fit RLIMIT_NOFILE)
 }
 
 // QuantileMs returns the q-th percentile (0..100) of the latency record in milliseconds.
