@@ -52,6 +52,9 @@ type worker struct {
 
 	// open model: intended send times from the dispatcher
 	jobs chan int64
+
+	timer *time.Timer // think time, created on first use
+
 }
 
 func newWorker(g *groupRun, id int) *worker {

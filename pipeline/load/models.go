@@ -2,16 +2,23 @@ package load
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// runClosed runs a closed model: workers users loop send, wait, think. users
-// says how many of them are active at a time (constant for Closed, the
-// stage level for a users ramp); the inactive ones idle with their
-// connection kept open, like a user who walked away from the page.
+// runClosed runs a closed model: workers users loop send, wait, think.
+// users says how many of them are active at a time (nil: all of them, the
+// Closed model; a users ramp passes its level); the inactive ones idle with
+// their connection kept open, like a user who walked away from the page.
+// Requests in flight when the Duration ends finish (or time out) and count.
 func (g *groupRun) runClosed(users func(t int64) int, workers int) {
 	start := g.now()
 	end := start + int64(g.Duration)
+	gt := newGate(workers)
+	if users != nil {
+		gt.set(users(0))
+		go gt.follow(g, users, start, end)
+	}
 	var wg sync.WaitGroup
 	for i := range workers {
 		w := g.addWorker(i)
@@ -19,16 +26,65 @@ func (g *groupRun) runClosed(users func(t int64) int, workers int) {
 		go func() {
 			defer wg.Done()
 			defer w.finish()
-			w.closedLoop(users, start, end)
+			w.closedLoop(gt, end)
 		}()
 	}
 	wg.Wait()
 }
 
-// idlePoll is how often an inactive ramp user checks whether it is needed.
-const idlePoll = 5 * time.Millisecond
+// gate tells a closed group's users how many of them may be active.
+// Inactive users block on changed, which is closed (and replaced) whenever
+// the level moves, so ten thousand idle users cost nothing until needed.
+type gate struct {
+	n       atomic.Int64
+	mu      sync.Mutex
+	changed chan struct{}
+}
 
-func (w *worker) closedLoop(users func(t int64) int, start, end int64) {
+func newGate(n int) *gate {
+	gt := &gate{changed: make(chan struct{})}
+	gt.n.Store(int64(n))
+	return gt
+}
+
+func (gt *gate) set(n int) {
+	if gt.n.Load() == int64(n) {
+		return
+	}
+	gt.mu.Lock()
+	gt.n.Store(int64(n))
+	close(gt.changed)
+	gt.changed = make(chan struct{})
+	gt.mu.Unlock()
+}
+
+func (gt *gate) wait() <-chan struct{} {
+	gt.mu.Lock()
+	defer gt.mu.Unlock()
+	return gt.changed
+}
+
+// rampTick is how often a smooth users ramp moves its level.
+const rampTick = 5 * time.Millisecond
+
+// follow moves the gate along users(t) until end, then wakes everyone so
+// idle users see the end too.
+func (gt *gate) follow(g *groupRun, users func(t int64) int, start, end int64) {
+	tm := time.NewTimer(rampTick)
+	defer tm.Stop()
+	for now := g.now(); now < end; now = g.now() {
+		gt.set(users(now - start))
+		tm.Reset(min(rampTick, time.Duration(end-now)))
+		select {
+		case <-tm.C:
+		case <-g.ctx.Done():
+			end = 0
+		}
+	}
+	gt.set(-1)
+}
+
+func (w *worker) closedLoop(gt *gate, end int64) {
 	g := w.g
 	think := int64(g.ThinkMax - g.ThinkMin)
 	for {
@@ -36,8 +92,14 @@ func (w *worker) closedLoop(users func(t int64) int, start, end int64) {
 		if now >= end || g.aborted.Load() {
 			return
 		}
-		if w.id >= users(now-start) {
-			if !g.sleepUntil(min(now+int64(idlePoll), end)) {
+		if int64(w.id) >= gt.n.Load() {
+			ch := gt.wait()
+			if int64(w.id) < gt.n.Load() {
+				continue // the level moved between the check and the wait
+			}
+			select {
+			case <-ch:
+			case <-g.ctx.Done():
 				return
 			}
 			continue
@@ -50,10 +112,32 @@ func (w *worker) closedLoop(users func(t int64) int, start, end int64) {
 			if think > 0 {
 				d += w.rng.Int64N(think + 1)
 			}
-			if !g.sleepUntil(min(g.now()+d, end)) {
+			if !w.sleepUntil(min(g.now()+d, end)) {
 				return
 			}
 		}
+	}
+}
+
+// sleepUntil is groupRun.sleepUntil with the worker's own timer, so think
+// times do not allocate one per request.
+func (w *worker) sleepUntil(t int64) bool {
+	g := w.g
+	d := time.Duration(t - g.now())
+	if d <= 0 {
+		return g.ctx.Err() == nil
+	}
+	if w.timer == nil {
+		w.timer = time.NewTimer(d)
+	} else {
+		w.timer.Reset(d)
+	}
+	select {
+	case <-w.timer.C:
+		return true
+	case <-g.ctx.Done():
+		w.timer.Stop()
+		return false
 	}
 }
 

@@ -245,3 +245,42 @@ func TestTimeoutWatchdog(t *testing.T) {
 		t.Errorf("max latency %.1fms with a 50ms timeout", g.MaxMs())
 	}
 }
+
+func TestRampIdleUsersAreFree(t *testing.T) {
+	// A users ramp starts a worker for its highest level. Here 1,980 of
+	// 2,000 users are idle for 600 ms: they must wait for free, not poll
+	// (polling every 5 ms would be ~400,000 wake-ups a second). The run
+	// costs about as much CPU as 20 users alone.
+	srv, _ := arrivalServer(t, 2*time.Millisecond)
+	plain := run(t, srv.URL, Group{Model: Closed, Users: 20, Duration: 600 * time.Millisecond, Requests: get("/")})
+	ramp := run(t, srv.URL, Group{Model: Ramp, Requests: get("/"), Stages: []Stage{
+		{Duration: 600 * time.Millisecond, Users: 20}, {Duration: time.Millisecond, Users: 2000}}})
+	g := ramp.Groups[0]
+	if g.Errors != 0 || g.Requests < plain.Groups[0].Requests/2 {
+		t.Errorf("ramp: requests=%d errors=%v; 20 users alone made %d", g.Requests, g.ErrorsByClass, plain.Groups[0].Requests)
+	}
+	t.Logf("CPU: 20 users %.3fs, 20 active + 1980 idle %.3fs", plain.Self.CPUSeconds, ramp.Self.CPUSeconds)
+	if ramp.Self.CPUSeconds > 2*plain.Self.CPUSeconds+0.15 {
+		t.Errorf("idle users cost %.3fs of CPU over 20 users' %.3fs", ramp.Self.CPUSeconds, plain.Self.CPUSeconds)
+	}
+}
+
+func TestGate(t *testing.T) {
+	gt := newGate(1)
+	ch := gt.wait()
+	gt.set(1) // same level: nobody is woken
+	select {
+	case <-ch:
+		t.Fatal("setting the same level woke the waiters")
+	default:
+	}
+	gt.set(5)
+	select {
+	case <-ch:
+	default:
+		t.Fatal("a new level did not wake the waiters")
+	}
+	if gt.n.Load() != 5 || gt.wait() == ch {
+		t.Errorf("after set(5): n=%d, channel replaced=%v", gt.n.Load(), gt.wait() != ch)
+	}
+}

@@ -224,9 +224,9 @@ func (r *recorder) result(g *GroupResult) {
 		g.Wall = durationNs(r.last - r.first)
 		g.RPS = float64(g.Requests) / g.Wall.Seconds()
 	}
-	// The series starts at the group's first second, so a group that starts
-	// late does not carry leading empty buckets... but T stays run-relative
-	// so groups line up.
+	// The series starts at the group's first second (a group with a Start
+	// offset carries no leading empty buckets), but T stays relative to the
+	// run start so that the groups' series line up.
 	startSec := 0
 	if r.first != math.MaxInt64 {
 		startSec = int(r.first / 1e9)

@@ -244,7 +244,7 @@ func (g *groupRun) run() {
 	}
 	switch g.Model {
 	case Closed:
-		g.runClosed(func(int64) int { return g.Users }, g.Users)
+		g.runClosed(nil, g.Users)
 	case Burst:
 		g.runBurst()
 	case Open:

@@ -7,6 +7,14 @@
 // warm-up and once per trial, and hands the Result to the record and stats
 // packages. Failed requests are results too: they are counted by class and
 // kept in the latency record, never dropped.
+//
+// Inside a Run: each group (run.go) drives its model (models.go) with
+// workers, one per connection (conn.go), which write pre-rendered request
+// bytes (request.go), parse the answer without allocating (parse.go) and
+// batch outcomes in a private tally that is flushed into the group's
+// recorder (record.go). One watchdog enforces response timeouts and
+// cancellation for all workers; the open model's dispatcher sleeps on a
+// timerfd (pacer.go) for sub-millisecond send times.
 package load
 
 import (
