@@ -43,7 +43,9 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	interrupted := errors.Is(err, context.Canceled)
 	if spec.json {
-		return json.NewEncoder(stdout).Encode(loadJSON(res))
+		out := loadJSON(res)
+		out.Interrupted = interrupted
+		return json.NewEncoder(stdout).Encode(out)
 	}
 	printLoad(stdout, spec, res, interrupted)
 	return nil
@@ -194,6 +196,7 @@ type loadOutput struct {
 	AchievedRPS     *float64         `json:"achieved_rps,omitempty"`
 	Missed          *int64           `json:"missed,omitempty"`
 	LatePct         *float64         `json:"late_pct,omitempty"`
+	Interrupted     bool             `json:"interrupted,omitempty"` // Ctrl-C: partial results
 }
 
 type latencyMs struct {

@@ -423,3 +423,28 @@ func TestOnTick(t *testing.T) {
 		}
 	}
 }
+
+func TestRequestsAsNetHTTPSeesThem(t *testing.T) {
+	// net/http's server must read our pre-built requests exactly as meant:
+	// method, path under the target's prefix, headers, body and Host.
+	type seen struct{ method, path, ua, hdr, body, host string }
+	got := make(chan seen, 100)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		select {
+		case got <- seen{r.Method, r.URL.RequestURI(), r.UserAgent(), r.Header.Get("X-Trace"), string(b), r.Host}:
+		default:
+		}
+	}))
+	defer srv.Close()
+	res := run(t, srv.URL+"/api/", Group{Model: Burst, Burst: 2, Requests: []Request{
+		{Method: "POST", Path: "/orders?x=1", Headers: map[string]string{"X-Trace": "abc", "Content-Type": "application/json"}, Body: `{"id":1}`}}})
+	if g := res.Groups[0]; g.Errors != 0 {
+		t.Fatalf("errors %v", g.ErrorsByClass)
+	}
+	s := <-got
+	want := seen{"POST", "/api/orders?x=1", "threadlab", "abc", `{"id":1}`, strings.TrimPrefix(srv.URL, "http://")}
+	if s != want {
+		t.Errorf("server saw %+v, want %+v", s, want)
+	}
+}
