@@ -46,6 +46,10 @@ type worker struct {
 	p       respParser
 	wbuf    []byte
 
+	// Progress for ticks: the worker's own counters, summed by the ticker,
+	// so progress is exact without touching shared memory per request.
+	done, failed atomic.Int64
+
 	// Shared with the watchdog.
 	started atomic.Int64 // send time (ns since run start, +1) of the request in flight; 0 idle; -1 timed out
 	cur     atomic.Pointer[net.TCPConn]
@@ -82,6 +86,10 @@ func (w *worker) do(intended int64) bool {
 		return false
 	}
 	w.tally.add(intended, min(intended, sent), end, c)
+	w.done.Add(1)
+	if c != classOK {
+		w.failed.Add(1)
+	}
 	if g.late != nil && sent-intended > lateNs {
 		g.late.Add(1)
 	}

@@ -81,6 +81,9 @@ func TestManyConnections(t *testing.T) {
 	if testing.Short() {
 		t.Skip("20,000 connections take a while on a small machine")
 	}
+	if raceEnabled {
+		t.Skip("the race detector allows at most 8128 goroutines")
+	}
 	limit, err := raiseFileLimit()
 	if err != nil {
 		t.Fatal(err)

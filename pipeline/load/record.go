@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"sync"
-	"sync/atomic"
 	"syscall"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -88,10 +87,6 @@ type recorder struct {
 	headers map[string]int64
 	first   int64 // earliest send, ns since the run start; MaxInt64 when none
 	last    int64 // latest answer, ns since the run start
-
-	// Progress for ticks, updated at flush time.
-	requests atomic.Int64
-	errs     atomic.Int64
 }
 
 type second struct {
@@ -164,7 +159,6 @@ func (t *tally) header(v []byte) {
 func (t *tally) flush() {
 	r := t.rec
 	r.mu.Lock()
-	var errs int64
 	for _, s := range t.buf[:t.n] {
 		_ = r.hist.RecordValue(s.us)
 		for int(s.sec) >= len(r.seconds) {
@@ -178,7 +172,6 @@ func (t *tally) flush() {
 		sec.requests++
 		if s.class != classOK {
 			sec.errors++
-			errs++
 		}
 		r.classes[s.class]++
 	}
@@ -196,8 +189,6 @@ func (t *tally) flush() {
 		*p = 0
 	}
 	r.mu.Unlock()
-	r.requests.Add(int64(t.n))
-	r.errs.Add(errs)
 	t.n = 0
 }
 

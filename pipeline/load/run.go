@@ -364,6 +364,7 @@ func ticks(f func(Tick), groups []*groupRun, start time.Time, stop, done chan st
 	defer tk.Stop()
 	var prev int64
 	prevAt := start
+	var snapshot []*worker
 	for {
 		select {
 		case <-stop:
@@ -371,8 +372,11 @@ func ticks(f func(Tick), groups []*groupRun, start time.Time, stop, done chan st
 		case now := <-tk.C:
 			var t Tick
 			for _, g := range groups {
-				t.Requests += g.rec.requests.Load()
-				t.Errors += g.rec.errs.Load()
+				snapshot = g.snapshot(snapshot)
+				for _, w := range snapshot {
+					t.Requests += w.done.Load()
+					t.Errors += w.failed.Load()
+				}
 			}
 			t.Elapsed = now.Sub(start)
 			if d := now.Sub(prevAt).Seconds(); d > 0 {
