@@ -58,7 +58,6 @@ type worker struct {
 	jobs chan int64
 
 	timer *time.Timer // think time, created on first use
-
 }
 
 func newWorker(g *groupRun, id int) *worker {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -446,5 +447,24 @@ func TestRequestsAsNetHTTPSeesThem(t *testing.T) {
 	want := seen{"POST", "/api/orders?x=1", "threadlab", "abc", `{"id":1}`, strings.TrimPrefix(srv.URL, "http://")}
 	if s != want {
 		t.Errorf("server saw %+v, want %+v", s, want)
+	}
+}
+
+func TestNoGoroutineLeak(t *testing.T) {
+	// The pipeline calls Run once per warm-up and trial: nothing may outlive it.
+	srv := threadServer(t, 1)
+	before := runtime.NumGoroutine()
+	run(t, srv.URL,
+		Group{Name: "c", Model: Closed, Users: 5, Duration: 100 * time.Millisecond, ThinkMax: time.Millisecond, Requests: get("/")},
+		Group{Name: "o", Model: Open, Rate: 500, Duration: 100 * time.Millisecond, Requests: get("/")},
+		Group{Name: "r", Model: Ramp, Smooth: true, Stages: []Stage{{Duration: 100 * time.Millisecond, Users: 5}}, Requests: get("/")},
+		Group{Name: "b", Model: Burst, Burst: 5, Requests: get("/")})
+	srv.CloseClientConnections() // the server's side of our connections
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after Run, %d before", n, before)
 	}
 }
