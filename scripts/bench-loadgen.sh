@@ -94,8 +94,11 @@ echo "bench-loadgen: server $addr on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU
 taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d1s "$url" >/dev/null
 
 declare -A rps cpu perCPU
+tools=(ours wrk nethttp)
 for round in $(seq "$ROUNDS"); do
-	for tool in ours wrk nethttp; do
+	# Rotate who goes first, so slow drifts of a shared machine hit all alike.
+	for k in 0 1 2; do
+		tool=${tools[$(((round - 1 + k) % 3))]}
 		fn=$tool; [ "$tool" = wrk ] && fn=wrk_
 		read -r r n e < <($fn)
 		c=$(cat "$tmp/cpu")
