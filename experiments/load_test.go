@@ -195,3 +195,23 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestVars(t *testing.T) {
+	base := strings.Replace(valid, `"/io?ms=10"`, `"{cpu_path}?iterations=100"`, 1)
+	_, err := Parse("demo.yaml", []byte(base), "")
+	if err == nil || !strings.Contains(err.Error(), "load.requests[0].path: {cpu_path} is not set by variant platform (add vars: {cpu_path: ...} to every variant)") {
+		t.Errorf("an unset variable must be named with the variant: %v", err)
+	}
+	ok := strings.Replace(strings.Replace(base, "{target: spring-mvc}", "{target: spring-mvc, vars: {cpu_path: /cpu}}", 1),
+		"ready: /health}", "ready: /health, vars: {cpu_path: /cpu-offloaded}}", 1)
+	m, err := Parse("demo.yaml", []byte(ok), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Variants[1].Vars["cpu_path"] != "/cpu-offloaded" {
+		t.Errorf("vars not decoded: %+v", m.Variants[1])
+	}
+	if got := Placeholders("/order/{random 1..10}/{x}{x}{y_2}"); strings.Join(got, ",") != "x,y_2" {
+		t.Errorf("Placeholders = %v", got)
+	}
+}

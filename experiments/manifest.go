@@ -75,7 +75,11 @@ type Variant struct {
 	Properties map[string]string `yaml:"properties,omitempty"`
 	JVM        []string          `yaml:"jvm,omitempty"`
 	Env        map[string]string `yaml:"env,omitempty"`
-	Describe   string            `yaml:"describe,omitempty"`
+	// Vars fill {name} placeholders in request paths, headers and bodies, so
+	// variants can hit their own endpoint with one load definition (webflux
+	// /cpu vs /cpu-offloaded).
+	Vars     map[string]string `yaml:"vars,omitempty"`
+	Describe string            `yaml:"describe,omitempty"`
 }
 
 // Variants keeps manifest order, which is the order of every table and chart.

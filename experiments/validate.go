@@ -240,6 +240,20 @@ func (m *Manifest) validate(pos positions) Problems {
 	return ps
 }
 
+var placeholderRE = regexp.MustCompile(`\{([a-z_][a-z0-9_]*)\}`)
+
+// Placeholders lists the {name} variables in s; {random A..B} and the
+// load generator's other templates are not variables.
+func Placeholders(s string) []string {
+	var out []string
+	for _, m := range placeholderRE.FindAllStringSubmatch(s, -1) {
+		if m[1] != "random" && !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
 var cpuListRE = regexp.MustCompile(`^\d+(-\d+)?(,\d+(-\d+)?)*$`)
 
 func (m *Manifest) validateLoad(bad func(string, string, ...any)) {
@@ -305,7 +319,14 @@ func (m *Manifest) validateLoad(bad func(string, string, ...any)) {
 			bad(f+".requests", "no requests (add one: requests: [{path: /io?ms=300}])")
 		}
 		for j, r := range g.Requests {
-			if !strings.HasPrefix(r.Path, "/") {
+			for _, name := range Placeholders(r.Path + r.Body) {
+				for _, v := range m.Variants {
+					if _, ok := v.Vars[name]; !ok {
+						bad(fmt.Sprintf("%s.requests[%d].path", f, j), "{%s} is not set by variant %s (add vars: {%s: ...} to every variant)", name, v.Name, name)
+					}
+				}
+			}
+			if !strings.HasPrefix(r.Path, "/") && !strings.HasPrefix(r.Path, "{") {
 				bad(fmt.Sprintf("%s.requests[%d].path", f, j), "%q must start with / (the target's base URL is added)", r.Path)
 			}
 			if r.Weight < 0 {

@@ -251,3 +251,27 @@ func TestScheduleInterleavedIsSeeded(t *testing.T) {
 		t.Errorf("sequential order should run a cell's trials in a row: %s, %s", seq[0].key(), seq[1].key())
 	}
 }
+
+func TestLoadPlanVars(t *testing.T) {
+	m, err := experiments.Parse("v.yaml", []byte(`name: v
+title: t
+question: q
+variants:
+  naive: {command: [x, "{port}"], vars: {cpu: /cpu}}
+  offloaded: {command: [x, "{port}"], vars: {cpu: /cpu-offloaded}}
+load: {burst: 5, requests: [{path: "{cpu}?iterations=10"}]}
+`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range Cells(m) {
+		p, err := LoadPlan(m, c, "http://127.0.0.1:1", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := c.Variant.Vars["cpu"] + "?iterations=10"
+		if got := p.Groups[0].Requests[0].Path; got != want {
+			t.Errorf("variant %s requests %q, want %q", c.Variant.Name, got, want)
+		}
+	}
+}

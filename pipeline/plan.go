@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/load"
@@ -116,7 +117,12 @@ func LoadPlan(m *experiments.Manifest, c Cell, target string, seed int64) (load.
 			lg.Stages = append(lg.Stages, load.Stage{Duration: s.Duration, Users: s.Users, Rate: s.Rate})
 		}
 		for _, r := range g.Requests {
-			lg.Requests = append(lg.Requests, load.Request{Method: r.Method, Path: r.Path, Headers: r.Headers, Body: r.Body, Weight: r.Weight})
+			headers := map[string]string{}
+			for k, v := range r.Headers {
+				headers[k] = expand(v, c.Variant.Vars)
+			}
+			lg.Requests = append(lg.Requests, load.Request{Method: r.Method, Path: expand(r.Path, c.Variant.Vars),
+				Headers: headers, Body: expand(r.Body, c.Variant.Vars), Weight: r.Weight})
 		}
 		if g.Name == m.Load.Measure {
 			for _, d := range m.Sweep {
@@ -158,4 +164,12 @@ func Properties(m *experiments.Manifest, c Cell, services map[string]string) map
 		props[k] = v
 	}
 	return props
+}
+
+// expand fills a variant's {name} vars into s.
+func expand(s string, vars map[string]string) string {
+	for k, v := range vars {
+		s = strings.ReplaceAll(s, "{"+k+"}", v)
+	}
+	return s
 }
