@@ -172,6 +172,17 @@ type Claim struct {
 	Says     string      `yaml:"says"`
 	Check    stats.Check `yaml:"check"`
 	Decision *Decision   `yaml:"decision,omitempty"`
+	// Seed is the write-up's own figure for this claim and where it comes
+	// from, shown beside ours in the reproduction table.
+	Seed *SeedFigure `yaml:"seed,omitempty"`
+}
+
+// SeedFigure is a seed write-up's number for a claim: the ratio (or the
+// absolute value, for an absolute check) it reported, and the sentence it
+// comes from ("000: platform 1325 ms vs virtual 1042 ms wall, single trials").
+type SeedFigure struct {
+	Value float64 `yaml:"value"`
+	From  string  `yaml:"from"`
 }
 
 // Decision is the row of the decision framework a supported claim backs.

@@ -412,7 +412,7 @@ func (m *Manifest) validateClaims(bad func(string, string, ...any)) {
 			if len(k.Compare) != 2 {
 				bad(f+".check.compare", "compare takes two variants [A, B]; the claim is about median(A)/median(B)")
 			}
-			if k.AtLeast <= 0 && k.AtMost <= 0 {
+			if k.AtLeast == nil && k.AtMost == nil {
 				bad(f+".check", "a comparison needs at_least: or at_most: (the ratio A/B, e.g. at_least: 1.5)")
 			}
 		case len(k.FlatOver) > 0:

@@ -15,6 +15,10 @@ import (
 //   - compare: [A, B], at_least: r1, at_most: r2 -> r1 <= A/B <= r2 ("within 10%")
 //   - variant: V, flat_over: {k: [..]} -> metric(V) varies by at most Tolerance (default 10%)
 //     across those values of sweep key k
+//   - variant: V, at_most: x (or at_least: x) with no compare -> an absolute check on
+//     metric(V) itself, e.g. {metric: errors, variant: webflux, at_most: 0}
+//   - variant: V, increases_over: {k: [..]} (or decreases_over) -> metric(V) rises
+//     (falls) monotonically across those values of sweep key k
 //
 // Where restricts the sweep points considered (all points when empty).
 // Metric names are trials.csv columns (rps, wall_ms, p99_ms, ...). Group
@@ -29,11 +33,26 @@ type Check struct {
 	Variant   string              `yaml:"variant,omitempty" json:"variant,omitempty"`
 	Compare   []string            `yaml:"compare,omitempty" json:"compare,omitempty"`
 	Where     map[string][]string `yaml:"where,omitempty" json:"where,omitempty"`
-	AtLeast   float64             `yaml:"at_least,omitempty" json:"at_least,omitempty"`
-	AtMost    float64             `yaml:"at_most,omitempty" json:"at_most,omitempty"`
-	FlatOver  map[string][]string `yaml:"flat_over,omitempty" json:"flat_over,omitempty"`
-	Tolerance float64             `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
+	// AtLeast and AtMost are pointers so that a bound of 0 (an absolute
+	// "errors at_most: 0") is told apart from no bound.
+	AtLeast       *float64            `yaml:"at_least,omitempty" json:"at_least,omitempty"`
+	AtMost        *float64            `yaml:"at_most,omitempty" json:"at_most,omitempty"`
+	FlatOver      map[string][]string `yaml:"flat_over,omitempty" json:"flat_over,omitempty"`
+	IncreasesOver map[string][]string `yaml:"increases_over,omitempty" json:"increases_over,omitempty"`
+	DecreasesOver map[string][]string `yaml:"decreases_over,omitempty" json:"decreases_over,omitempty"`
+	Tolerance     float64             `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
 }
+
+// Bound returns the value of an optional bound and whether it is set.
+func Bound(b *float64) (float64, bool) {
+	if b == nil {
+		return 0, false
+	}
+	return *b, true
+}
+
+// F returns a pointer to x, for building checks in code and tests.
+func F(x float64) *float64 { return &x }
 
 // DefaultTolerance is the flat_over tolerance when a check sets none: the
 // same 10% at which a cell's own trials count as noisy.
@@ -102,17 +121,19 @@ func (c Check) Validate(variants []string, sweepKeys []string) error {
 		if c.Variant != "" {
 			bad("variant", "is for flat_over; a compare check names its variants in compare (remove variant)")
 		}
-		if c.AtLeast == 0 && c.AtMost == 0 {
+		if c.AtLeast == nil && c.AtMost == nil {
 			bad("at_least", "a compare check needs at_least or at_most, a ratio A/B such as 1.5 (add one)")
 		}
-		if c.AtLeast < 0 {
-			bad("at_least", "must be a positive ratio A/B, got %g", c.AtLeast)
+		lo, hasLo := Bound(c.AtLeast)
+		hi, hasHi := Bound(c.AtMost)
+		if hasLo && lo <= 0 {
+			bad("at_least", "must be a positive ratio A/B, got %g", lo)
 		}
-		if c.AtMost < 0 {
-			bad("at_most", "must be a positive ratio A/B, got %g", c.AtMost)
+		if hasHi && hi <= 0 {
+			bad("at_most", "must be a positive ratio A/B, got %g", hi)
 		}
-		if c.AtLeast > 0 && c.AtMost > 0 && c.AtLeast > c.AtMost {
-			bad("at_most", "%g is below at_least %g, so no ratio can satisfy both (swap them)", c.AtMost, c.AtLeast)
+		if hasLo && hasHi && lo > hi {
+			bad("at_most", "%g is below at_least %g, so no ratio can satisfy both (swap them)", hi, lo)
 		}
 		if c.Tolerance != 0 {
 			bad("tolerance", "only applies to flat_over (remove it, or use at_least/at_most for a band)")
@@ -137,7 +158,7 @@ func (c Check) Validate(variants []string, sweepKeys []string) error {
 				bad("flat_over."+k, "needs at least 2 values to be flat over, got %d (list the sweep values)", len(vs))
 			}
 		}
-		if c.AtLeast != 0 || c.AtMost != 0 {
+		if c.AtLeast != nil || c.AtMost != nil {
 			bad("at_least", "at_least/at_most only apply to compare; flat_over uses tolerance (remove them)")
 		}
 		if c.Tolerance < 0 {

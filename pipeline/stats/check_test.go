@@ -18,12 +18,12 @@ func TestCheckValidate(t *testing.T) {
 		{
 			name:  "compare ok",
 			why:   "DESIGN.md's virtual-rides-the-pool claim",
-			check: Check{Metric: "rps", Compare: []string{"virtual", "platform"}, Where: map[string][]string{"pool": {"400", "800"}}, AtLeast: 1.5},
+			check: Check{Metric: "rps", Compare: []string{"virtual", "platform"}, Where: map[string][]string{"pool": {"400", "800"}}, AtLeast: F(1.5)},
 		},
 		{
 			name:  "band ok",
 			why:   "within 10% both ways is a valid equivalence claim",
-			check: Check{Metric: "p99_ms", Compare: []string{"webflux", "virtual"}, AtLeast: 0.9, AtMost: 1.1},
+			check: Check{Metric: "p99_ms", Compare: []string{"webflux", "virtual"}, AtLeast: F(0.9), AtMost: F(1.1)},
 		},
 		{
 			name:  "flat ok",
@@ -33,13 +33,13 @@ func TestCheckValidate(t *testing.T) {
 		{
 			name:  "no metric",
 			why:   "every check is about one column",
-			check: Check{Compare: []string{"virtual", "platform"}, AtLeast: 1.5},
+			check: Check{Compare: []string{"virtual", "platform"}, AtLeast: F(1.5)},
 			want:  []string{"metric: required"},
 		},
 		{
 			name:  "typo metric",
 			why:   "rsp is not a column; the message lists what is",
-			check: Check{Metric: "rsp", Compare: []string{"virtual", "platform"}, AtLeast: 1.5},
+			check: Check{Metric: "rsp", Compare: []string{"virtual", "platform"}, AtLeast: F(1.5)},
 			want:  []string{`metric: unknown metric "rsp" (use rps`},
 		},
 		{
@@ -51,25 +51,25 @@ func TestCheckValidate(t *testing.T) {
 		{
 			name:  "both kinds",
 			why:   "one claim, one sentence",
-			check: Check{Metric: "rps", Compare: []string{"virtual", "platform"}, AtLeast: 1.5, Variant: "platform", FlatOver: map[string][]string{"pool": {"200", "400"}}},
+			check: Check{Metric: "rps", Compare: []string{"virtual", "platform"}, AtLeast: F(1.5), Variant: "platform", FlatOver: map[string][]string{"pool": {"200", "400"}}},
 			want:  []string{"compare: a check is either", "variant: is for flat_over", "at_least: at_least/at_most only apply to compare"},
 		},
 		{
 			name:  "three variants",
 			why:   "a ratio has two sides",
-			check: Check{Metric: "rps", Compare: []string{"virtual", "platform", "webflux"}, AtLeast: 1},
+			check: Check{Metric: "rps", Compare: []string{"virtual", "platform", "webflux"}, AtLeast: F(1)},
 			want:  []string{"compare: needs exactly 2 variants, got 3"},
 		},
 		{
 			name:  "unknown variant",
 			why:   "names must match the manifest's variants",
-			check: Check{Metric: "rps", Compare: []string{"virtual", "loom"}, AtLeast: 1},
+			check: Check{Metric: "rps", Compare: []string{"virtual", "loom"}, AtLeast: F(1)},
 			want:  []string{`compare[1]: "loom" is not a variant of this manifest (use one of platform, virtual, webflux)`},
 		},
 		{
 			name:  "self",
 			why:   "a variant against itself is always a tie",
-			check: Check{Metric: "rps", Compare: []string{"virtual", "virtual"}, AtLeast: 1},
+			check: Check{Metric: "rps", Compare: []string{"virtual", "virtual"}, AtLeast: F(1)},
 			want:  []string{`compare: compares "virtual" with itself`},
 		},
 		{
@@ -81,19 +81,19 @@ func TestCheckValidate(t *testing.T) {
 		{
 			name:  "inverted band",
 			why:   "at_least above at_most cannot hold",
-			check: Check{Metric: "rps", Compare: []string{"virtual", "platform"}, AtLeast: 1.2, AtMost: 1.1},
+			check: Check{Metric: "rps", Compare: []string{"virtual", "platform"}, AtLeast: F(1.2), AtMost: F(1.1)},
 			want:  []string{"at_most: 1.1 is below at_least 1.2"},
 		},
 		{
 			name:  "negative ratio",
 			why:   "ratios of positive metrics are positive",
-			check: Check{Metric: "rps", Compare: []string{"virtual", "platform"}, AtLeast: -1},
+			check: Check{Metric: "rps", Compare: []string{"virtual", "platform"}, AtLeast: F(-1)},
 			want:  []string{"at_least: must be a positive ratio"},
 		},
 		{
 			name:  "tolerance on compare",
 			why:   "tolerance belongs to flat_over",
-			check: Check{Metric: "rps", Compare: []string{"virtual", "platform"}, AtLeast: 1, Tolerance: 0.1},
+			check: Check{Metric: "rps", Compare: []string{"virtual", "platform"}, AtLeast: F(1), Tolerance: 0.1},
 			want:  []string{"tolerance: only applies to flat_over"},
 		},
 		{

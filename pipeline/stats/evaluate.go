@@ -329,11 +329,11 @@ func evalCompare(c Check, byVariant map[string][]*series, seed int64) evaluation
 	var e evaluation
 	nameA, nameB := c.Compare[0], c.Compare[1]
 	var bounds []bound
-	if c.AtLeast > 0 {
-		bounds = append(bounds, bound{c.AtLeast, true})
+	if r, ok := Bound(c.AtLeast); ok && r > 0 {
+		bounds = append(bounds, bound{r, true})
 	}
-	if c.AtMost > 0 {
-		bounds = append(bounds, bound{c.AtMost, false})
+	if r, ok := Bound(c.AtMost); ok && r > 0 {
+		bounds = append(bounds, bound{r, false})
 	}
 	var claim, against []string
 	for _, b := range bounds {

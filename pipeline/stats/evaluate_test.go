@@ -20,7 +20,14 @@ func cell(variant, metric string, point map[string]string, xs []float64) Cell {
 func at(key, value string) map[string]string { return map[string]string{key: value} }
 
 func compareCheck(metric string, atLeast, atMost float64) Check {
-	return Check{Metric: metric, Compare: []string{"a", "b"}, AtLeast: atLeast, AtMost: atMost}
+	c := Check{Metric: metric, Compare: []string{"a", "b"}}
+	if atLeast > 0 {
+		c.AtLeast = F(atLeast)
+	}
+	if atMost > 0 {
+		c.AtMost = F(atMost)
+	}
+	return c
 }
 
 func hasSubstring(xs []string, sub string) bool {
@@ -204,7 +211,7 @@ func TestEvaluateInconclusiveReasons(t *testing.T) {
 		{
 			name: "missing point",
 			why:  "the claim names pool 800 and nobody ran it",
-			check: Check{Metric: "rps", Compare: []string{"a", "b"}, AtLeast: 1.5,
+			check: Check{Metric: "rps", Compare: []string{"a", "b"}, AtLeast: F(1.5),
 				Where: map[string][]string{"pool": {"400", "800"}}},
 			cells:  []Cell{cell("a", "rps", pool("400"), scale(steady, 2)), cell("b", "rps", pool("400"), steady)},
 			reason: "no data for variant a at pool=800",
@@ -248,7 +255,7 @@ func TestEvaluateInconclusiveReasons(t *testing.T) {
 		{
 			name:   "zero median",
 			why:    "error counts of 0 in b make a/b undefined",
-			check:  Check{Metric: "errors", Compare: []string{"a", "b"}, AtMost: 1},
+			check:  Check{Metric: "errors", Compare: []string{"a", "b"}, AtMost: F(1)},
 			cells:  []Cell{cell("a", "errors", nil, []float64{1, 2, 1, 0, 1, 2}), cell("b", "errors", nil, []float64{0, 0, 0, 0, 0, 0})},
 			reason: "a median is 0",
 		},
@@ -298,7 +305,7 @@ func TestEvaluateHolmAcrossPoints(t *testing.T) {
 
 func TestEvaluateWhereMatchesNumbers(t *testing.T) {
 	// YAML may give 400 or 400.0; trials.csv may say 400
-	check := Check{Metric: "rps", Compare: []string{"a", "b"}, AtLeast: 1.5, Where: map[string][]string{"pool": {"400.0"}}}
+	check := Check{Metric: "rps", Compare: []string{"a", "b"}, AtLeast: F(1.5), Where: map[string][]string{"pool": {"400.0"}}}
 	cells := []Cell{
 		cell("a", "rps", at("pool", "400"), scale(steady, 2)), cell("b", "rps", at("pool", "400"), steady),
 		cell("a", "rps", at("pool", "50"), steady), cell("b", "rps", at("pool", "50"), steady),
