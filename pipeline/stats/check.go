@@ -28,11 +28,11 @@ import (
 // because seed 000 showed a single trial can swing by more than the claimed
 // difference; Evaluate decides it with an interval and a test (see there).
 type Check struct {
-	Metric    string              `yaml:"metric" json:"metric"`
-	Group     string              `yaml:"group,omitempty" json:"group,omitempty"`
-	Variant   string              `yaml:"variant,omitempty" json:"variant,omitempty"`
-	Compare   []string            `yaml:"compare,omitempty" json:"compare,omitempty"`
-	Where     map[string][]string `yaml:"where,omitempty" json:"where,omitempty"`
+	Metric  string              `yaml:"metric" json:"metric"`
+	Group   string              `yaml:"group,omitempty" json:"group,omitempty"`
+	Variant string              `yaml:"variant,omitempty" json:"variant,omitempty"`
+	Compare []string            `yaml:"compare,omitempty" json:"compare,omitempty"`
+	Where   map[string][]string `yaml:"where,omitempty" json:"where,omitempty"`
 	// AtLeast and AtMost are pointers so that a bound of 0 (an absolute
 	// "errors at_most: 0") is told apart from no bound.
 	AtLeast       *float64            `yaml:"at_least,omitempty" json:"at_least,omitempty"`
