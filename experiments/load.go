@@ -1,9 +1,9 @@
 package experiments
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"regexp"
@@ -21,6 +21,10 @@ type Problem struct {
 	Col   int
 	Field string // dotted path, e.g. variants.platform.target
 	Msg   string // what is wrong and how to fix it
+	// Host marks a problem with this machine rather than the manifest (too
+	// few open files for the load): the manifest may run on a bigger host,
+	// so lint shows it as a warning while run refuses to start.
+	Host bool
 }
 
 func (p Problem) String() string {
@@ -43,6 +47,21 @@ func (ps Problems) Error() string {
 		lines[i] = p.String()
 	}
 	return strings.Join(lines, "\n")
+}
+
+// HostOnly reports whether err is Problems with this machine only (see
+// Problem.Host): the manifest itself is valid.
+func HostOnly(err error) bool {
+	var ps Problems
+	if !errors.As(err, &ps) || len(ps) == 0 {
+		return false
+	}
+	for _, p := range ps {
+		if !p.Host {
+			return false
+		}
+	}
+	return true
 }
 
 // positions maps a dotted field path to the YAML node it came from.
@@ -69,7 +88,7 @@ func (pos positions) at(path string) (int, int) {
 // decodes it strictly, fills defaults and validates it. On failure the error
 // is Problems, listing everything wrong at once.
 func Load(path, profile string) (*Manifest, error) {
-	data, err := os.ReadFile(path)
+	data, err := readCapped(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("manifest %s does not exist (the catalog is in experiments/*.yaml)", path)
@@ -79,21 +98,53 @@ func Load(path, profile string) (*Manifest, error) {
 	return Parse(path, data, profile)
 }
 
-// Parse is Load on bytes; file names the source in messages.
+// readCapped reads at most one byte more than MaxFileBytes, so that a huge
+// file or a device that never ends (/dev/zero) is refused by size.
+func readCapped(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+}
+
+// Parse is Load on bytes; file names the source in messages. It never
+// panics: an unexpected panic in the loader becomes an error naming the
+// file, so a hostile manifest cannot take threadlab down with a stack trace.
 func Parse(file string, data []byte, profile string) (*Manifest, error) {
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		return nil, Problems{syntaxProblem(file, err)}
+	return guard(file, func() (*Manifest, error) { return parse(file, data, profile) })
+}
+
+// guard runs load and turns a panic into an error.
+func guard(file string, load func() (*Manifest, error)) (m *Manifest, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			m, err = nil, Problems{{File: file, Msg: fmt.Sprintf("internal error while reading this manifest: %v (this is a threadlab bug; please report it with the file)", r)}}
+		}
+	}()
+	return load()
+}
+
+func parse(file string, data []byte, profile string) (*Manifest, error) {
+	root, err := readDoc(file, data)
+	if err != nil {
+		return nil, err
 	}
-	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, Problems{{File: file, Line: 1, Col: 1, Msg: "a manifest is a YAML mapping with name, variants, load and trials (see experiments/io-bound.yaml)"}}
-	}
-	root := doc.Content[0]
 	if profile == "default" {
 		profile = ""
 	}
+	// Claims are checked against the sweep they were written with: a smoke
+	// profile that narrows the sweep but keeps the base claims leaves those
+	// claims undecided, which is fine, while a value in no sweep is a typo.
+	var claimSweep *Sweep
 	if profile != "" {
+		if over := mapValue(mapValue(mapValue(root, "profiles"), profile), "claims"); over == nil {
+			claimSweep = &Sweep{}
+			if n := mapValue(root, "sweep"); n != nil && n.Decode(claimSweep) != nil {
+				claimSweep = nil // the full decode reports the error
+			}
+		}
 		if err := applyProfile(file, root, profile); err != nil {
 			return nil, err
 		}
@@ -110,8 +161,14 @@ func Parse(file string, data []byte, profile string) (*Manifest, error) {
 	}
 	m.File = file
 	m.Profile = profile
+	// Zero means "the default" for most fields, but a trials: 0 the author
+	// wrote is a mistake, not a request for the default five.
+	probs = m.checkWritten(pos)
 	m.Normalize()
-	if probs := m.validate(pos); len(probs) > 0 {
+	if claimSweep == nil {
+		claimSweep = &m.Sweep
+	}
+	if probs = append(probs, m.validate(pos, *claimSweep)...); len(probs) > 0 {
 		return nil, probs
 	}
 	return &m, nil
@@ -238,6 +295,9 @@ func merge(dst, src *yaml.Node) {
 }
 
 func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == key {
 			return n.Content[i+1]

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/threadlab/threadlab/pipeline/load"
 )
 
 // BuiltinTargets are the Spring Boot targets under env/targets.
@@ -151,9 +153,21 @@ func (m *Manifest) Variant(name string) (Variant, bool) {
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
+// checkWritten reports zero values the author wrote where zero is not a
+// default but a mistake; it runs before Normalize fills the defaults.
+func (m *Manifest) checkWritten(pos positions) Problems {
+	var ps Problems
+	if n, ok := pos["trials"]; ok && m.Trials == 0 {
+		ps = append(ps, Problem{File: m.File, Line: n.Line, Col: n.Column, Field: "trials",
+			Msg: "0 trials would run nothing (write 1 or more; 6 or more give a confidence interval, or leave trials out for the default 5)"})
+	}
+	return ps
+}
+
 // validate checks the normalized manifest and reports every problem with
 // its position and a fix.
-func (m *Manifest) validate(pos positions) Problems {
+// claimSweep is the sweep the claims were written against (see parse).
+func (m *Manifest) validate(pos positions, claimSweep Sweep) Problems {
 	var ps Problems
 	bad := func(field, format string, a ...any) {
 		line, col := pos.at(field)
@@ -161,8 +175,8 @@ func (m *Manifest) validate(pos positions) Problems {
 	}
 	if m.Name == "" {
 		bad("name", "missing (give the experiment a short name like io-bound; it names data/<name>/ and reports/<name>/)")
-	} else if !nameRE.MatchString(m.Name) {
-		bad("name", "%q is not a valid name (use lowercase letters, digits and dashes, like pool-sweep)", m.Name)
+	} else if !nameRE.MatchString(m.Name) || len(m.Name) > 64 {
+		bad("name", "%q is not a valid name (use up to 64 lowercase letters, digits and dashes, like pool-sweep)", m.Name)
 	}
 	if m.Title == "" {
 		bad("title", "missing (one line saying what the experiment shows)")
@@ -170,6 +184,111 @@ func (m *Manifest) validate(pos positions) Problems {
 	if m.Question == "" {
 		bad("question", "missing (the question the experiment answers; the report opens with it)")
 	}
+	m.validateVariants(bad)
+	switch {
+	case m.Trials < 1:
+		bad("trials", "must be at least 1 (got %d); 6 or more give a confidence interval", m.Trials)
+	case m.Trials > MaxTrials:
+		bad("trials", "%d is more than the %d allowed per cell (past ~20 a verdict stops changing; lower it)", m.Trials, MaxTrials)
+	}
+	if m.Order != "interleaved" && m.Order != "sequential" {
+		bad("order", "%q is not an order (use interleaved or sequential)", m.Order)
+	}
+	if m.Startup.OnFailure != "stop" && m.Startup.OnFailure != "continue" {
+		bad("startup.on_failure", "%q is not allowed (use stop or continue)", m.Startup.OnFailure)
+	}
+	capDuration(bad, "startup.timeout", m.Startup.Timeout, MaxStartup)
+	if !finite(m.CoolDown.MaxBusyPct) || m.CoolDown.MaxBusyPct < 0 || m.CoolDown.MaxBusyPct > 100 {
+		bad("cooldown.max_busy_pct", "must be between 0 and 100 (got %g)", m.CoolDown.MaxBusyPct)
+	}
+	capDuration(bad, "cooldown.max_wait", m.CoolDown.MaxWait, MaxCoolDown)
+	capDuration(bad, "cooldown.pause", m.CoolDown.Pause, MaxCoolDown)
+	m.validateServices(bad)
+	m.validatePinning(bad)
+	m.validateLoad(bad)
+	m.validateSweep(bad)
+	m.validateCells(bad)
+	m.validateClaims(bad, claimSweep)
+	if len(ps) == 0 {
+		ps = m.hostProblems(pos)
+	}
+	return ps
+}
+
+// capDuration reports a negative duration or one above limit.
+func capDuration(bad badFunc, field string, d, limit time.Duration) {
+	switch {
+	case d < 0:
+		bad(field, "must not be negative (got %s)", d)
+	case d > limit:
+		bad(field, "%s is longer than the %s allowed (a typo such as 48h for 48s would make the run hang; lower it)", d, limit)
+	}
+}
+
+func (m *Manifest) validateServices(bad badFunc) {
+	switch m.Services.Database {
+	case "", "h2", "postgres":
+	default:
+		bad("services.database", "%q is not supported (use h2 or postgres)", m.Services.Database)
+	}
+	if m.Services.Database != "" && !m.hasBuiltin() {
+		bad("services.database", "only built-in targets use the database (remove it, or use a target: variant)")
+	}
+	if d := m.Services.Downstream; d != nil {
+		capDuration(bad, "services.downstream.delay", d.Delay, MaxDelay)
+	}
+	if m.Services.Orders < 0 || m.Services.Orders > MaxOrders {
+		bad("services.orders", "must be between 0 and %d (got %d)", MaxOrders, m.Services.Orders)
+	}
+}
+
+func (m *Manifest) hasBuiltin() bool {
+	return slices.ContainsFunc(m.Variants, func(v Variant) bool { return v.Target != "" })
+}
+
+var cpuListRE = regexp.MustCompile(`^\d{1,4}(-\d{1,4})?(,\d{1,4}(-\d{1,4})?)*$`)
+
+func (m *Manifest) validatePinning(bad badFunc) {
+	for _, p := range []struct{ name, cpus string }{{"target", m.Pinning.Target}, {"services", m.Pinning.Services}, {"generator", m.Pinning.Generator}} {
+		if p.cpus == "" {
+			continue
+		}
+		if !cpuListRE.MatchString(p.cpus) {
+			bad("pinning."+p.name, "%q is not a CPU list (write it like 0, 1-3 or 0,2)", p.cpus)
+			continue
+		}
+		for _, r := range strings.Split(p.cpus, ",") {
+			a, b, ok := strings.Cut(r, "-")
+			lo, _ := strconv.Atoi(a)
+			if hi, _ := strconv.Atoi(b); ok && hi < lo {
+				bad("pinning."+p.name, "range %s is reversed (write it low-high, like %d-%d)", r, hi, lo)
+			}
+		}
+	}
+}
+
+// validateCells bounds the schedule: variants x sweep points x trials.
+func (m *Manifest) validateCells(bad badFunc) {
+	cells := len(m.Variants)
+	for _, d := range m.Sweep {
+		cells *= max(len(d.Values), 1)
+		if cells > MaxCells {
+			bad("sweep", "variants x sweep points is more than %d cells (each cell starts a target; sweep fewer values or split the experiment)", MaxCells)
+			return
+		}
+	}
+	if m.Trials > 0 && m.Trials <= MaxTrials && cells*m.Trials > MaxJobs {
+		bad("trials", "%d cells x %d trials is %d trials, more than the %d allowed (lower trials or sweep fewer values)", cells, m.Trials, cells*m.Trials, MaxJobs)
+	}
+}
+
+var (
+	propertyRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._\-\[\]]*$`)
+	envRE      = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	varRE      = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+)
+
+func (m *Manifest) validateVariants(bad badFunc) {
 	if len(m.Variants) == 0 {
 		bad("variants", "no variants (add at least one, e.g. platform: {target: spring-mvc})")
 	}
@@ -180,8 +299,8 @@ func (m *Manifest) validate(pos positions) Problems {
 			bad(f, "variant %q appears twice (give each variant its own name)", v.Name)
 		}
 		seen[v.Name] = true
-		if !nameRE.MatchString(v.Name) {
-			bad(f, "variant name %q is not valid (use lowercase letters, digits and dashes)", v.Name)
+		if !nameRE.MatchString(v.Name) || len(v.Name) > 64 {
+			bad(f, "variant name %q is not valid (use up to 64 lowercase letters, digits and dashes)", v.Name)
 		}
 		switch {
 		case v.Target == "" && len(v.Command) == 0:
@@ -190,54 +309,73 @@ func (m *Manifest) validate(pos positions) Problems {
 			bad(f, "has both target and command (keep one)")
 		case v.Target != "" && !slices.Contains(BuiltinTargets, v.Target):
 			bad(f+".target", "unknown target %q (use %s, or command: [...] for your own service)", v.Target, strings.Join(BuiltinTargets, " or "))
-		case len(v.Command) > 0 && !slices.ContainsFunc(v.Command, func(a string) bool { return strings.Contains(a, "{port}") }):
-			bad(f+".command", "no argument contains {port} (threadlab picks a free port and puts it there, e.g. [./server, --port, \"{port}\"])")
+		case len(v.Command) > 0:
+			validateCommand(f+".command", v.Command, bad)
 		}
-		if v.Ready != "" && !strings.HasPrefix(v.Ready, "/") {
-			bad(f+".ready", "%q must be a path starting with / (e.g. /health)", v.Ready)
+		for _, p := range []struct{ name, path string }{{"ready", v.Ready}, {"metrics", v.Metrics}} {
+			if p.path == "" {
+				continue
+			}
+			if err := load.CheckURLPath(p.path); err != nil {
+				bad(f+"."+p.name, "%v (write a path like /health)", err)
+			}
 		}
 		if len(v.Command) > 0 && len(v.JVM) > 0 {
 			bad(f+".jvm", "jvm options apply to built-in targets only (put them in command: instead)")
 		}
-	}
-	if m.Trials < 1 {
-		bad("trials", "must be at least 1 (got %d); 6 or more give a confidence interval", m.Trials)
-	}
-	if m.Order != "interleaved" && m.Order != "sequential" {
-		bad("order", "%q is not an order (use interleaved or sequential)", m.Order)
-	}
-	if m.Startup.OnFailure != "stop" && m.Startup.OnFailure != "continue" {
-		bad("startup.on_failure", "%q is not allowed (use stop or continue)", m.Startup.OnFailure)
-	}
-	if m.Startup.Timeout < 0 {
-		bad("startup.timeout", "must be positive")
-	}
-	if m.CoolDown.MaxBusyPct < 0 || m.CoolDown.MaxBusyPct > 100 {
-		bad("cooldown.max_busy_pct", "must be between 0 and 100 (got %g)", m.CoolDown.MaxBusyPct)
-	}
-	switch m.Services.Database {
-	case "", "h2", "postgres":
-	default:
-		bad("services.database", "%q is not supported (use h2 or postgres)", m.Services.Database)
-	}
-	if m.Services.Database != "" && !slices.ContainsFunc(m.Variants, func(v Variant) bool { return v.Target != "" }) {
-		bad("services.database", "only built-in targets use the database (remove it, or use a target: variant)")
-	}
-	if d := m.Services.Downstream; d != nil && d.Delay < 0 {
-		bad("services.downstream.delay", "must not be negative (got %s)", d.Delay)
-	}
-	if m.Services.Orders < 0 {
-		bad("services.orders", "must not be negative")
-	}
-	for name, cpus := range map[string]string{"target": m.Pinning.Target, "services": m.Pinning.Services, "generator": m.Pinning.Generator} {
-		if cpus != "" && !cpuListRE.MatchString(cpus) {
-			bad("pinning."+name, "%q is not a CPU list (write it like 0, 1-3 or 0,2)", cpus)
+		if len(v.Command) > 0 && len(v.Properties) > 0 {
+			bad(f+".properties", "Spring properties apply to built-in targets only (pass settings in command: or env: instead)")
+		}
+		for i, o := range v.JVM {
+			if o == "" || strings.ContainsRune(o, 0) {
+				bad(fmt.Sprintf("%s.jvm[%d]", f, i), "empty or holds a NUL byte (remove it)")
+			}
+		}
+		for _, k := range sortedMapKeys(v.Properties) {
+			if !propertyRE.MatchString(k) {
+				bad(f+".properties."+k, "%q is not a Spring property name (letters, digits, '.', '-', '_' and [n], like server.tomcat.threads.max)", k)
+			}
+			if hasControl(v.Properties[k]) {
+				bad(f+".properties."+k, "value holds a control character or line break (remove it)")
+			}
+		}
+		for _, k := range sortedMapKeys(v.Env) {
+			if !envRE.MatchString(k) {
+				bad(f+".env."+k, "%q is not an environment variable name (letters, digits and _, not starting with a digit)", k)
+			}
+			if strings.ContainsRune(v.Env[k], 0) {
+				bad(f+".env."+k, "value holds a NUL byte (remove it)")
+			}
+		}
+		for _, k := range sortedMapKeys(v.Vars) {
+			if !varRE.MatchString(k) || k == "random" || k == "port" || k == "downstream" {
+				bad(f+".vars."+k, "%q cannot be a variable name (lowercase letters, digits and _; not random, port or downstream)", k)
+			}
+			if hasControl(v.Vars[k]) {
+				bad(f+".vars."+k, "value holds a control character or line break, which would reach the wire (remove it)")
+			}
 		}
 	}
-	m.validateLoad(bad)
-	m.validateSweep(bad)
-	m.validateClaims(bad)
-	return ps
+}
+
+// validateCommand checks a command variant's argv: a program, {port}
+// somewhere, and no NUL bytes (exec cannot pass them).
+func validateCommand(f string, argv []string, bad badFunc) {
+	if strings.TrimSpace(argv[0]) == "" {
+		bad(f+"[0]", "the program is empty (name the program to run first, like [./server, --port, \"{port}\"])")
+	}
+	for i, a := range argv {
+		if strings.ContainsRune(a, 0) {
+			bad(fmt.Sprintf("%s[%d]", f, i), "holds a NUL byte, which no program can receive (remove it)")
+		}
+	}
+	if !slices.ContainsFunc(argv, func(a string) bool { return strings.Contains(a, "{port}") }) {
+		bad(f, "no argument contains {port} (threadlab picks a free port and puts it there, e.g. [./server, --port, \"{port}\"])")
+	}
+}
+
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return (r < ' ' && r != '\t') || r == 0x7f })
 }
 
 var placeholderRE = regexp.MustCompile(`\{([a-z_][a-z0-9_]*)\}`)
@@ -252,189 +390,6 @@ func Placeholders(s string) []string {
 		}
 	}
 	return out
-}
-
-var cpuListRE = regexp.MustCompile(`^\d+(-\d+)?(,\d+(-\d+)?)*$`)
-
-func (m *Manifest) validateLoad(bad func(string, string, ...any)) {
-	l := m.Load
-	if l.Warmup < 0 {
-		bad("load.warmup", "must not be negative (use 0s for none; lint will warn)")
-	}
-	names := map[string]bool{}
-	inline := len(l.Groups) == 1 && l.Groups[0].Name == "main"
-	for i, g := range l.Groups {
-		f := fmt.Sprintf("load.groups[%d]", i)
-		if inline {
-			f = "load"
-		}
-		if names[g.Name] {
-			bad(f+".name", "group %q appears twice (names must be unique)", g.Name)
-		}
-		names[g.Name] = true
-		if !slices.Contains(Models, g.Model) {
-			bad(f+".model", "%q is not a load model (use %s)", g.Model, strings.Join(Models, ", "))
-			continue
-		}
-		swept := m.sweptLoad()
-		switch g.Model {
-		case "closed":
-			if g.Users <= 0 && !swept["users"] {
-				bad(f+".users", "a closed model needs users > 0 (got %d)", g.Users)
-			}
-			if g.Duration <= 0 {
-				bad(f+".duration", "a closed model needs a duration > 0, like 30s")
-			}
-		case "open":
-			if g.Rate <= 0 && !swept["rate"] {
-				bad(f+".rate", "an open model needs rate > 0 requests per second (got %g)", g.Rate)
-			}
-			if g.Duration <= 0 {
-				bad(f+".duration", "an open model needs a duration > 0, like 30s")
-			}
-		case "burst":
-			if g.Burst <= 0 && !swept["burst"] {
-				bad(f+".burst", "a burst model needs burst > 0 requests released at once (got %d)", g.Burst)
-			}
-		case "ramp":
-			if len(g.Stages) == 0 {
-				bad(f+".stages", "a ramp needs stages: [{duration: 10s, users: 100}, ...]")
-			}
-			for j, s := range g.Stages {
-				if s.Duration <= 0 || (s.Users <= 0 && s.Rate <= 0) {
-					bad(fmt.Sprintf("%s.stages[%d]", f, j), "each stage needs a duration > 0 and users or rate > 0")
-				}
-			}
-		}
-		if g.Users < 0 || g.Burst < 0 || g.Rate < 0 || g.MaxInFlight < 0 {
-			bad(f, "users, burst, rate and max_in_flight must not be negative")
-		}
-		if g.Duration < 0 || g.Start < 0 || g.Timeout < 0 || g.ConnectTimeout < 0 {
-			bad(f, "durations must not be negative")
-		}
-		if len(g.Think) != 0 && (len(g.Think) != 2 || g.Think[0] > g.Think[1] || g.Think[0] < 0) {
-			bad(f+".think", "write think time as [min, max], like [0ms, 100ms]")
-		}
-		if len(g.Requests) == 0 {
-			bad(f+".requests", "no requests (add one: requests: [{path: /io?ms=300}])")
-		}
-		for j, r := range g.Requests {
-			for _, name := range Placeholders(r.Path + r.Body) {
-				for _, v := range m.Variants {
-					if _, ok := v.Vars[name]; !ok {
-						bad(fmt.Sprintf("%s.requests[%d].path", f, j), "{%s} is not set by variant %s (add vars: {%s: ...} to every variant)", name, v.Name, name)
-					}
-				}
-			}
-			if !strings.HasPrefix(r.Path, "/") && !strings.HasPrefix(r.Path, "{") {
-				bad(fmt.Sprintf("%s.requests[%d].path", f, j), "%q must start with / (the target's base URL is added)", r.Path)
-			}
-			if r.Weight < 0 {
-				bad(fmt.Sprintf("%s.requests[%d].weight", f, j), "must not be negative")
-			}
-		}
-	}
-	if !names[l.Measure] {
-		bad("load.measure", "no group named %q (use one of the group names)", l.Measure)
-	}
-}
-
-// sweptLoad tells which load parameters the sweep sets.
-func (m *Manifest) sweptLoad() map[string]bool {
-	out := map[string]bool{}
-	for _, d := range m.Sweep {
-		if d.Load != "" {
-			out[d.Load] = true
-		}
-	}
-	return out
-}
-
-func (m *Manifest) validateSweep(bad func(string, string, ...any)) {
-	for _, d := range m.Sweep {
-		f := "sweep." + d.Name
-		switch {
-		case d.Property == "" && d.Load == "":
-			bad(f, "needs property: (a Spring property of the target) or load: (users, rate or burst)")
-		case d.Property != "" && d.Load != "":
-			bad(f, "has both property and load (keep one)")
-		case d.Load != "" && !slices.Contains([]string{"users", "rate", "burst"}, d.Load):
-			bad(f+".load", "%q cannot be swept (use users, rate or burst)", d.Load)
-		}
-		if len(d.Values) == 0 {
-			bad(f+".values", "no values (list the points, like [50, 100, 200])")
-		}
-		if d.Load != "" {
-			for _, v := range d.Values {
-				if x, err := strconv.ParseFloat(v, 64); err != nil || x <= 0 {
-					bad(f+".values", "%q is not a positive number", v)
-				}
-			}
-		}
-	}
-}
-
-func (m *Manifest) validateClaims(bad func(string, string, ...any)) {
-	ids := map[string]bool{}
-	keys := map[string]bool{}
-	for _, d := range m.Sweep {
-		keys[d.Name] = true
-	}
-	groups := map[string]bool{}
-	for _, g := range m.Load.Groups {
-		groups[g.Name] = true
-	}
-	for i, c := range m.Claims {
-		f := fmt.Sprintf("claims[%d]", i)
-		if c.ID == "" {
-			bad(f+".id", "missing (a short slug like platform-plateaus)")
-		} else if ids[c.ID] {
-			bad(f+".id", "claim %q appears twice", c.ID)
-		}
-		ids[c.ID] = true
-		if c.Says == "" {
-			bad(f+".says", "missing (the claim in one sentence)")
-		}
-		k := c.Check
-		if !slices.Contains(Metrics, k.Metric) {
-			bad(f+".check.metric", "unknown metric %q (use one of %s)", k.Metric, strings.Join(Metrics, ", "))
-		}
-		if k.Group != "" && !groups[k.Group] {
-			bad(f+".check.group", "no load group named %q", k.Group)
-		}
-		for _, v := range append(slices.Clone(k.Compare), k.Variant) {
-			if _, ok := m.Variant(v); v != "" && !ok {
-				bad(f+".check", "no variant named %q (variants: %s)", v, strings.Join(m.variantNames(), ", "))
-			}
-		}
-		switch {
-		case len(k.Compare) > 0:
-			if len(k.Compare) != 2 {
-				bad(f+".check.compare", "compare takes two variants [A, B]; the claim is about median(A)/median(B)")
-			}
-			if k.AtLeast == nil && k.AtMost == nil {
-				bad(f+".check", "a comparison needs at_least: or at_most: (the ratio A/B, e.g. at_least: 1.5)")
-			}
-		case len(k.FlatOver) > 0:
-			if k.Variant == "" {
-				bad(f+".check.variant", "flat_over needs the variant whose metric stays flat")
-			}
-		default:
-			bad(f+".check", "needs compare: [A, B] with at_least/at_most, or variant: with flat_over:")
-		}
-		for _, sel := range []map[string][]string{k.Where, k.FlatOver} {
-			for key := range sel {
-				if !keys[key] {
-					bad(f+".check", "%q is not a sweep key of this manifest", key)
-				}
-			}
-		}
-		if d := c.Decision; d != nil {
-			if d.When == "" || d.Pick == "" {
-				bad(f+".decision", "needs when: (the situation) and pick: (the variant to choose)")
-			}
-		}
-	}
 }
 
 func (m *Manifest) variantNames() []string {

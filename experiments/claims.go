@@ -1,0 +1,263 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/threadlab/threadlab/pipeline/stats"
+)
+
+// This file is the one home of claim validation (the grammar itself is
+// stats.Check, which decides claims; what a manifest may say is checked
+// here, against the manifest's own variants, sweep and groups, with the
+// position of every field).
+
+// badFunc reports one problem at a dotted field path.
+type badFunc func(field, format string, a ...any)
+
+var claimIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+func (m *Manifest) validateClaims(bad badFunc, sweep Sweep) {
+	ids := map[string]bool{}
+	for i, c := range m.Claims {
+		f := fmt.Sprintf("claims[%d]", i)
+		switch {
+		case c.ID == "":
+			bad(f+".id", "missing (a short slug like platform-plateaus)")
+		case ids[c.ID]:
+			bad(f+".id", "claim %q appears twice (give each claim its own id)", c.ID)
+		case !claimIDRE.MatchString(c.ID):
+			bad(f+".id", "%q is not a slug (use letters, digits, '.', '_' and '-', like platform-plateaus)", c.ID)
+		}
+		ids[c.ID] = true
+		if strings.TrimSpace(c.Says) == "" {
+			bad(f+".says", "missing (the claim in one sentence)")
+		}
+		m.validateCheck(f+".check", c.Check, sweep, bad)
+		if s := c.Seed; s != nil {
+			if !finite(s.Value) {
+				bad(f+".seed.value", "%g is not a finite number (write the seed's figure, like 2.1)", s.Value)
+			}
+			if strings.TrimSpace(s.From) == "" {
+				bad(f+".seed.from", "missing (the sentence of the write-up the figure comes from)")
+			}
+		}
+		if d := c.Decision; d != nil {
+			if strings.TrimSpace(d.When) == "" {
+				bad(f+".decision.when", "missing (the situation in which the claim decides)")
+			}
+			if d.Pick == "" {
+				bad(f+".decision.pick", "missing (the variant to choose; variants: %s)", strings.Join(m.variantNames(), ", "))
+			} else if _, ok := m.Variant(d.Pick); !ok {
+				bad(f+".decision.pick", "no variant named %q (pick one of %s)", d.Pick, strings.Join(m.variantNames(), ", "))
+			}
+		}
+	}
+}
+
+// claimKind names which of the check forms c is, or "" when none.
+func claimKind(c stats.Check) []string {
+	var kinds []string
+	if len(c.Compare) > 0 {
+		kinds = append(kinds, "compare")
+	}
+	if len(c.FlatOver) > 0 {
+		kinds = append(kinds, "flat_over")
+	}
+	if len(c.IncreasesOver) > 0 {
+		kinds = append(kinds, "increases_over")
+	}
+	if len(c.DecreasesOver) > 0 {
+		kinds = append(kinds, "decreases_over")
+	}
+	return kinds
+}
+
+// validateCheck checks one claim's check: its form, names against the
+// manifest, bounds, and the sweep values it selects.
+func (m *Manifest) validateCheck(f string, c stats.Check, sweep Sweep, bad badFunc) {
+	switch {
+	case c.Metric == "":
+		bad(f+".metric", "missing (name a trials.csv column: %s)", strings.Join(Metrics, ", "))
+	case !slices.Contains(Metrics, c.Metric):
+		bad(f+".metric", "unknown metric %q (use one of %s)", c.Metric, strings.Join(Metrics, ", "))
+	}
+	if c.Group != "" && !slices.ContainsFunc(m.Load.Groups, func(g Group) bool { return g.Name == c.Group }) {
+		bad(f+".group", "no load group named %q (groups: %s)", c.Group, strings.Join(m.groupNames(), ", "))
+	}
+	lo, hasLo := stats.Bound(c.AtLeast)
+	hi, hasHi := stats.Bound(c.AtMost)
+	for _, b := range []struct {
+		name string
+		v    float64
+		set  bool
+	}{{"at_least", lo, hasLo}, {"at_most", hi, hasHi}, {"tolerance", c.Tolerance, true}} {
+		if b.set && !finite(b.v) {
+			bad(f+"."+b.name, "%g is not a finite number (write a plain number like 1.5)", b.v)
+		}
+	}
+	if hasLo && hasHi && lo > hi {
+		bad(f+".at_most", "%g is below at_least %g, so nothing can satisfy both (swap them)", hi, lo)
+	}
+	kinds := claimKind(c)
+	if len(kinds) > 1 {
+		bad(f, "mixes %s; a check is one of them (split it into one claim each)", strings.Join(kinds, " and "))
+		return
+	}
+	if len(kinds) == 0 {
+		m.validateAbsolute(f, c, hasLo || hasHi, bad)
+	} else if kinds[0] == "compare" {
+		m.validateCompare(f, c, lo, hi, hasLo, hasHi, bad)
+	} else {
+		m.validateOver(f, kinds[0], c, hasLo || hasHi, sweep, bad)
+	}
+	m.validateWhere(f, c, sweep, bad)
+}
+
+func (m *Manifest) validateCompare(f string, c stats.Check, lo, hi float64, hasLo, hasHi bool, bad badFunc) {
+	if len(c.Compare) != 2 {
+		bad(f+".compare", "needs exactly 2 variants, got %d (write compare: [A, B]; the claim is about median(A)/median(B))", len(c.Compare))
+	}
+	for i, v := range c.Compare {
+		m.needVariant(fmt.Sprintf("%s.compare[%d]", f, i), v, bad)
+	}
+	if len(c.Compare) == 2 && c.Compare[0] == c.Compare[1] {
+		bad(f+".compare", "compares %q with itself (name two different variants)", c.Compare[0])
+	}
+	if c.Variant != "" {
+		bad(f+".variant", "a compare check names its variants in compare (remove variant)")
+	}
+	if !hasLo && !hasHi {
+		bad(f, "a comparison needs at_least: or at_most: (the ratio A/B, e.g. at_least: 1.5)")
+	}
+	if hasLo && lo <= 0 {
+		bad(f+".at_least", "must be a positive ratio A/B, got %g", lo)
+	}
+	if hasHi && hi <= 0 {
+		bad(f+".at_most", "must be a positive ratio A/B, got %g", hi)
+	}
+	if c.Tolerance != 0 {
+		bad(f+".tolerance", "only applies to flat_over (remove it, or give at_least and at_most for a band)")
+	}
+}
+
+// validateAbsolute checks {metric, variant, at_least/at_most}: the metric
+// of one variant against a fixed value.
+func (m *Manifest) validateAbsolute(f string, c stats.Check, hasBound bool, bad badFunc) {
+	if c.Variant == "" {
+		bad(f, "needs compare: [A, B] with at_least/at_most, variant: with flat_over/increases_over/decreases_over, or variant: with at_least/at_most for an absolute check")
+		return
+	}
+	m.needVariant(f+".variant", c.Variant, bad)
+	if !hasBound {
+		bad(f, "an absolute check on variant %q needs at_least: or at_most: (e.g. {metric: errors, variant: %s, at_most: 0})", c.Variant, c.Variant)
+	}
+	if c.Tolerance != 0 {
+		bad(f+".tolerance", "only applies to flat_over (remove it)")
+	}
+}
+
+// validateOver checks flat_over, increases_over and decreases_over: one
+// variant over the listed values of exactly one sweep key.
+func (m *Manifest) validateOver(f, kind string, c stats.Check, hasBound bool, sweep Sweep, bad badFunc) {
+	over := map[string]map[string][]string{"flat_over": c.FlatOver, "increases_over": c.IncreasesOver, "decreases_over": c.DecreasesOver}[kind]
+	if c.Variant == "" {
+		bad(f+".variant", "%s needs the variant whose metric it follows (add variant: NAME)", kind)
+	} else {
+		m.needVariant(f+".variant", c.Variant, bad)
+	}
+	if hasBound {
+		bad(f+".at_least", "at_least/at_most do not apply to %s (remove them%s)", kind, map[bool]string{true: "; flat_over uses tolerance", false: ""}[kind == "flat_over"])
+	}
+	if kind == "flat_over" {
+		if c.Tolerance < 0 || c.Tolerance > 1 {
+			bad(f+".tolerance", "must be a fraction between 0 and 1, like 0.1 for 10%%, got %g", c.Tolerance)
+		}
+	} else if c.Tolerance != 0 {
+		bad(f+".tolerance", "only applies to flat_over (remove it)")
+	}
+	if len(over) != 1 {
+		bad(f+"."+kind, "needs exactly one sweep key, got %d (write one claim per key)", len(over))
+	}
+	for _, k := range sortedMapKeys(over) {
+		vs := over[k]
+		if len(vs) < 2 {
+			bad(f+"."+kind+"."+k, "needs at least 2 values, got %d (list the sweep values%s)", len(vs),
+				map[bool]string{true: "; a trend is only convincing over 3 or more", false: ""}[kind != "flat_over"])
+		}
+		needSweepValues(f+"."+kind+"."+k, k, vs, sweep, bad)
+		if _, ok := c.Where[k]; ok {
+			bad(f+".where."+k, "%q is already the %s key (restrict its values in %s instead)", k, kind, kind)
+		}
+	}
+}
+
+func (m *Manifest) validateWhere(f string, c stats.Check, sweep Sweep, bad badFunc) {
+	for _, k := range sortedMapKeys(c.Where) {
+		if len(c.Where[k]) == 0 {
+			bad(f+".where."+k, "lists no values (list the sweep values to keep, or remove the key)")
+			continue
+		}
+		needSweepValues(f+".where."+k, k, c.Where[k], sweep, bad)
+	}
+}
+
+func (m *Manifest) needVariant(field, name string, bad badFunc) {
+	if _, ok := m.Variant(name); !ok {
+		bad(field, "no variant named %q (variants: %s)", name, strings.Join(m.variantNames(), ", "))
+	}
+}
+
+// needSweepValues checks that key is a sweep key and every value is one of
+// its values: a value that is not swept selects no point, so the claim
+// would silently rest on nothing.
+func needSweepValues(field, key string, values []string, sweep Sweep, bad badFunc) {
+	i := slices.IndexFunc(sweep, func(d SweepDim) bool { return d.Name == key })
+	if i < 0 {
+		keys := make([]string, len(sweep))
+		for j, d := range sweep {
+			keys[j] = d.Name
+		}
+		have := "this manifest has no sweep"
+		if len(keys) > 0 {
+			have = "sweep keys: " + strings.Join(keys, ", ")
+		}
+		bad(field, "%q is not a sweep key (%s)", key, have)
+		return
+	}
+	d := sweep[i]
+	seen := map[string]bool{}
+	for j, v := range values {
+		vf := fmt.Sprintf("%s[%d]", field, j)
+		if seen[v] {
+			bad(vf, "%q is listed twice (list each value once)", v)
+		}
+		seen[v] = true
+		if !slices.Contains(d.Values, v) {
+			bad(vf, "%q is not a value of sweep %s (its values: %s); a value that is not swept selects no trials", v, key, strings.Join(d.Values, ", "))
+		}
+	}
+}
+
+func (m *Manifest) groupNames() []string {
+	out := make([]string, len(m.Load.Groups))
+	for i, g := range m.Load.Groups {
+		out[i] = g.Name
+	}
+	return out
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+func sortedMapKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

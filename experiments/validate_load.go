@@ -1,0 +1,285 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/threadlab/threadlab/pipeline/load"
+)
+
+// unused lists, per model, the group fields the model ignores: setting one
+// is a mistake (users next to rate runs an open model and drops the users).
+var unused = map[string][]string{
+	"closed": {"rate", "burst", "stages", "max_in_flight", "smooth"},
+	"open":   {"users", "think", "burst", "stages", "smooth"},
+	"burst":  {"users", "rate", "think", "stages", "duration", "max_in_flight", "smooth"},
+	"ramp":   {"users", "rate", "burst", "duration"},
+}
+
+// groupSet tells which of the model-specific fields a group sets.
+func groupSet(g Group) map[string]bool {
+	return map[string]bool{
+		"users": g.Users != 0, "rate": g.Rate != 0, "burst": g.Burst != 0, "stages": len(g.Stages) > 0,
+		"max_in_flight": g.MaxInFlight != 0, "smooth": g.Smooth, "think": len(g.Think) > 0, "duration": g.Duration != 0,
+	}
+}
+
+func (m *Manifest) validateLoad(report badFunc) {
+	// The generator's own checks run last, as a backstop: only when ours
+	// found nothing, so one mistake is not reported twice.
+	n := 0
+	bad := func(field, format string, a ...any) { n++; report(field, format, a...) }
+	l := m.Load
+	capDuration(bad, "load.warmup", l.Warmup, MaxWarmup)
+	// Normalize moves an inline group into Groups and clears the inline
+	// fields, so inline fields left over sit next to a groups: list.
+	if !reflect.ValueOf(l.Group).IsZero() {
+		bad("load", "sets groups: and also group fields (model, users, requests, ...) at the top of load:, which would be ignored (move them into a group)")
+	}
+	inline := m.inlineLoad()
+	names := map[string]bool{}
+	for i, g := range l.Groups {
+		f := fmt.Sprintf("load.groups[%d]", i)
+		if inline {
+			f = "load"
+		}
+		if names[g.Name] {
+			bad(f+".name", "group %q appears twice (names must be unique)", g.Name)
+		}
+		names[g.Name] = true
+		if !nameRE.MatchString(g.Name) || len(g.Name) > 64 {
+			bad(f+".name", "%q is not a valid group name (use lowercase letters, digits and dashes)", g.Name)
+		}
+		if !slices.Contains(Models, g.Model) {
+			bad(f+".model", "%q is not a load model (use %s)", g.Model, strings.Join(Models, ", "))
+			continue
+		}
+		m.validateGroup(f, g, bad)
+	}
+	if !names[l.Measure] {
+		bad("load.measure", "no group named %q (use one of %s)", l.Measure, strings.Join(m.groupNames(), ", "))
+	}
+	if n == 0 {
+		m.checkPlans(report)
+	}
+}
+
+// inlineLoad tells a load written inline (load: {model: ..., users: ...})
+// from one written as groups:, for field paths in messages.
+func (m *Manifest) inlineLoad() bool {
+	return len(m.Load.Groups) == 1 && m.Load.Groups[0].Name == "main"
+}
+
+// validateGroup checks one group's numbers against its model and the caps,
+// and its requests against HTTP's grammar.
+func (m *Manifest) validateGroup(f string, g Group, bad badFunc) {
+	swept := map[string]bool{}
+	if g.Name == m.Load.Measure {
+		swept = m.sweptLoad()
+	}
+	set := groupSet(g)
+	for _, k := range unused[g.Model] {
+		if set[k] {
+			bad(f+"."+k, "a %s model does not use %s, so it would be ignored (remove it, or set model: to the model that uses it)", g.Model, k)
+		}
+	}
+	switch g.Model {
+	case "closed":
+		if g.Users <= 0 && !swept["users"] {
+			bad(f+".users", "a closed model needs users > 0 (got %d)", g.Users)
+		}
+		if g.Duration <= 0 {
+			bad(f+".duration", "a closed model needs a duration > 0, like 30s")
+		}
+	case "open":
+		if !(g.Rate > 0) && !swept["rate"] {
+			bad(f+".rate", "an open model needs rate > 0 requests per second (got %g)", g.Rate)
+		}
+		if g.Duration <= 0 {
+			bad(f+".duration", "an open model needs a duration > 0, like 30s")
+		}
+	case "burst":
+		if g.Burst <= 0 && !swept["burst"] {
+			bad(f+".burst", "a burst model needs burst > 0 requests released at once (got %d)", g.Burst)
+		}
+	case "ramp":
+		m.validateStages(f, g, bad)
+	}
+	for _, n := range []struct {
+		name string
+		v    int
+	}{{"users", g.Users}, {"burst", g.Burst}, {"max_in_flight", g.MaxInFlight}} {
+		if n.v < 0 || n.v > MaxUsers {
+			bad(f+"."+n.name, "must be between 0 and %d (got %d)", MaxUsers, n.v)
+		}
+	}
+	checkRate(bad, f+".rate", g.Rate)
+	capDuration(bad, f+".duration", g.Duration, MaxLoadDuration)
+	capDuration(bad, f+".start", g.Start, MaxStart)
+	capDuration(bad, f+".timeout", g.Timeout, MaxTimeout)
+	capDuration(bad, f+".connect_timeout", g.ConnectTimeout, MaxTimeout)
+	if len(g.Think) != 0 {
+		if len(g.Think) != 2 || g.Think[0] > g.Think[1] || g.Think[0] < 0 {
+			bad(f+".think", "write think time as [min, max] with 0 <= min <= max, like [0ms, 100ms]")
+		} else {
+			capDuration(bad, f+".think", g.Think[1], MaxThink)
+		}
+	}
+	if g.CountHeader != "" {
+		if err := load.CheckHeader(g.CountHeader, ""); err != nil {
+			bad(f+".count_header", "%v", err)
+		}
+	}
+	m.validateRequests(f, g, bad)
+}
+
+// checkRate reports a rate that is not a finite number in [0, load.MaxRate].
+func checkRate(bad badFunc, field string, r float64) {
+	if math.IsNaN(r) || math.IsInf(r, 0) || r < 0 || r > load.MaxRate {
+		bad(field, "must be a number between 0 and %g requests per second, the most the generator can pace (got %g)", float64(load.MaxRate), r)
+	}
+}
+
+func (m *Manifest) validateStages(f string, g Group, bad badFunc) {
+	if len(g.Stages) == 0 {
+		bad(f+".stages", "a ramp needs stages: [{duration: 10s, users: 100}, ...]")
+		return
+	}
+	var users, rate bool
+	var total int64
+	for j, s := range g.Stages {
+		sf := fmt.Sprintf("%s.stages[%d]", f, j)
+		if s.Duration <= 0 || (s.Users <= 0 && !(s.Rate > 0)) {
+			bad(sf, "each stage needs a duration > 0 and users or rate > 0")
+		}
+		capDuration(bad, sf+".duration", s.Duration, MaxLoadDuration)
+		total += int64(min(max(s.Duration, 0), MaxLoadDuration+1))
+		if s.Users < 0 || s.Users > MaxUsers {
+			bad(sf+".users", "must be between 0 and %d (got %d)", MaxUsers, s.Users)
+		}
+		checkRate(bad, sf+".rate", s.Rate)
+		users = users || s.Users > 0
+		rate = rate || s.Rate > 0
+	}
+	if users && rate {
+		bad(f+".stages", "mixes users and rate; a ramp is either closed (every stage sets users) or open (every stage sets rate)")
+	}
+	if total > int64(MaxLoadDuration) {
+		bad(f+".stages", "the stages add up to more than %s (shorten them)", MaxLoadDuration)
+	}
+}
+
+func (m *Manifest) validateRequests(f string, g Group, bad badFunc) {
+	if len(g.Requests) == 0 {
+		bad(f+".requests", "no requests (add one: requests: [{path: /io?ms=300}])")
+	}
+	total := 0
+	for j, r := range g.Requests {
+		rf := fmt.Sprintf("%s.requests[%d]", f, j)
+		if err := load.CheckMethod(r.Method); err != nil {
+			bad(rf+".method", "%v", err)
+		}
+		if r.Weight < 0 || r.Weight > MaxWeight {
+			bad(rf+".weight", "must be between 0 and %d (got %d); weights are relative, so small numbers do", MaxWeight, r.Weight)
+		} else {
+			total += r.Weight
+		}
+		for _, name := range Placeholders(r.Path + r.Body + strings.Join(mapValues(r.Headers), "")) {
+			for _, v := range m.Variants {
+				if _, ok := v.Vars[name]; !ok {
+					bad(rf+".path", "{%s} is not set by variant %s (add vars: {%s: ...} to every variant)", name, v.Name, name)
+				}
+			}
+		}
+		// Paths and headers are checked as the generator will send them,
+		// once per variant, because vars may fill in any part of them.
+		seen := map[string]bool{}
+		for _, v := range m.Variants {
+			if err := load.CheckPath(Expand(r.Path, v.Vars)); err != nil && !seen[err.Error()] {
+				seen[err.Error()] = true
+				bad(rf+".path", "%v%s", err, viaVars(r.Path, v))
+			}
+			for _, k := range sortedMapKeys(r.Headers) {
+				if err := load.CheckHeader(k, Expand(r.Headers[k], v.Vars)); err != nil && !seen[err.Error()] {
+					seen[err.Error()] = true
+					bad(rf+".headers."+k, "%v%s", err, viaVars(r.Headers[k], v))
+				}
+			}
+		}
+	}
+	if total > MaxWeight {
+		bad(f+".requests", "weights add up to %d, more than %d (weights are relative: divide them)", total, MaxWeight)
+	}
+}
+
+// viaVars says which variant's vars produced a value, when they did.
+func viaVars(s string, v Variant) string {
+	if Expand(s, v.Vars) == s {
+		return ""
+	}
+	return fmt.Sprintf(" (with variant %s's vars)", v.Name)
+}
+
+func mapValues(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, k := range sortedMapKeys(m) {
+		out = append(out, m[k])
+	}
+	return out
+}
+
+// checkPlans runs the generator's own validation on the groups every
+// variant would send at every load point, so that anything the generator
+// would refuse at run time is refused now, with the group's position.
+// Messages repeated across variants and points are reported once.
+func (m *Manifest) checkPlans(bad badFunc) {
+	seen := map[string]bool{}
+	for _, p := range m.loadPoints() {
+		for _, v := range m.Variants {
+			groups, err := m.LoadGroups(v, p)
+			if err != nil {
+				continue // the sweep checks report non-numeric values
+			}
+			for i, g := range groups {
+				err := load.CheckGroup(g)
+				if err == nil {
+					continue
+				}
+				f := fmt.Sprintf("load.groups[%d]", i)
+				if m.inlineLoad() {
+					f = "load"
+				}
+				key := f + err.Error()
+				if !seen[key] {
+					seen[key] = true
+					bad(f, "the load generator refuses this group%s: %v", pointNote(p), err)
+				}
+			}
+		}
+	}
+}
+
+func pointNote(p map[string]string) string {
+	if len(p) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range sortedMapKeys(p) {
+		parts = append(parts, k+"="+p[k])
+	}
+	return " at " + strings.Join(parts, ", ")
+}
+
+// sweptLoad tells which load parameters the sweep sets.
+func (m *Manifest) sweptLoad() map[string]bool {
+	out := map[string]bool{}
+	for _, d := range m.Sweep {
+		if d.Load != "" {
+			out[d.Load] = true
+		}
+	}
+	return out
+}

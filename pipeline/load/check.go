@@ -1,0 +1,130 @@
+package load
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Exported checks for callers that validate a plan's parts before a run
+// (the manifest loader reports each with its file, line and field). They
+// are the generator's own rules, so a manifest that passes them is one the
+// generator accepts.
+
+// MaxRate is the highest rate an open group may ask for: the pacer's send
+// interval stays at a microsecond or more.
+const MaxRate = maxRate
+
+// FDReserve is the number of descriptors the generator keeps for
+// everything but connections.
+const FDReserve = fdReserve
+
+// CheckGroup runs the generator's validation of one group, requests
+// included; the error says how to fix the first problem.
+func CheckGroup(g Group) error { return g.validate() }
+
+// HeldConns is how many connections g holds open at once (closed users,
+// a burst, a users ramp's peak); 0 for open models, which dial as needed.
+func HeldConns(g Group) int { return heldConns(g) }
+
+// FileLimit is the hard RLIMIT_NOFILE of this process: the most
+// connections a run can hold open at once, after raising the soft limit
+// (as Run does). It returns 0 when the limit cannot be read.
+func FileLimit() uint64 {
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &rl); err != nil {
+		return 0
+	}
+	return rl.Max
+}
+
+// CheckMethod reports whether m is an HTTP method token (RFC 9110 5.6.2).
+func CheckMethod(m string) error {
+	if !validToken(m) {
+		return fmt.Errorf("method %q is not an HTTP token (use GET, POST, PUT, ...: letters only, no spaces)", m)
+	}
+	return nil
+}
+
+// CheckHeader reports whether name is a header field name token and value
+// a field value without line breaks or other control characters, so that
+// no header can smuggle another onto the wire.
+func CheckHeader(name, value string) error {
+	if !validToken(name) {
+		return fmt.Errorf("header name %q is not an HTTP token (letters, digits and -, like X-Request-Id)", name)
+	}
+	if i := strings.IndexFunc(value, func(r rune) bool { return (r < ' ' && r != '\t') || r == 0x7f }); i >= 0 {
+		return fmt.Errorf("header %s: value holds control character %q at byte %d (a line break would start a new header; remove it)", name, value[i], i)
+	}
+	return nil
+}
+
+// CheckPath reports whether path is a request target the generator can
+// put on the wire: it starts with '/', every {...} is a well-formed
+// {random A..B}, and no character anywhere (before, between or after
+// templates) is a space or control character. With the templates replaced
+// by a number, it must parse as a URL path with a query.
+func CheckPath(path string) error {
+	if !strings.HasPrefix(path, "/") {
+		return fmt.Errorf("path %q must start with / (the target's base URL is put in front of it)", path)
+	}
+	// Control characters are checked first and everywhere: the template
+	// parser only looks at the text after the last template.
+	if i := strings.IndexFunc(path, func(r rune) bool { return r < ' ' || r == 0x7f }); i >= 0 {
+		return fmt.Errorf("path %q holds control character %q at byte %d (a line break would put extra headers on the wire; remove it)", path, path[i], i)
+	}
+	segs, err := parseTemplate(path)
+	if err != nil {
+		return err
+	}
+	var plain strings.Builder
+	for _, s := range segs {
+		if s.lit == nil {
+			// lo+rand(hi-lo+1) must not overflow an int64.
+			if s.hi-s.lo >= 1<<62 {
+				return fmt.Errorf("path %q: {random %d..%d} spans more than 2^62 values (narrow the range)", path, s.lo, s.hi)
+			}
+			plain.WriteString("0")
+			continue
+		}
+		if i := strings.IndexAny(string(s.lit), " {}"); i >= 0 {
+			return fmt.Errorf("path %q holds %q outside a {random A..B} template (percent-encode a space as %%20; the only template is {random A..B})", path, s.lit[i])
+		}
+		plain.Write(s.lit)
+	}
+	return CheckURLPath(plain.String())
+}
+
+// CheckURLPath reports whether p is an absolute URL path (with an optional
+// query) that parses, such as a ready or metrics path: "/ready%zz" does not.
+func CheckURLPath(p string) error {
+	if !strings.HasPrefix(p, "/") {
+		return fmt.Errorf("path %q must start with /", p)
+	}
+	if strings.HasPrefix(p, "//") {
+		return fmt.Errorf("path %q starts with // and would name another host; use a single /", p)
+	}
+	if i := strings.IndexFunc(p, func(r rune) bool { return r <= ' ' || r == 0x7f }); i >= 0 {
+		return fmt.Errorf("path %q holds a space or control character at byte %d (percent-encode it)", p, i)
+	}
+	u, err := url.ParseRequestURI(p)
+	if err != nil {
+		return fmt.Errorf("path %q is not a valid URL path: %v (percent-encode special characters: %% is written %%25)", p, unwrapURL(err))
+	}
+	if u.Fragment != "" || strings.Contains(p, "#") {
+		return fmt.Errorf("path %q holds a fragment (#...), which is never sent (remove it)", p)
+	}
+	if _, err := url.ParseQuery(u.RawQuery); err != nil {
+		return fmt.Errorf("path %q: query does not parse: %v (percent-encode special characters)", p, unwrapURL(err))
+	}
+	return nil
+}
+
+func unwrapURL(err error) error {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err
+	}
+	return err
+}
