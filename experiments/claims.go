@@ -16,12 +16,21 @@ import (
 // here, against the manifest's own variants, sweep and groups, with the
 // position of every field).
 
+// claimScope is what claims are checked against: the sweep they were
+// written with (a profile's own claims, its sweep; base claims, the base
+// sweep), and whether their values are checked at all (not in a
+// normalized manifest saved with a run, checked when the run started).
+type claimScope struct {
+	sweep  Sweep
+	values bool
+}
+
 // badFunc reports one problem at a dotted field path.
 type badFunc func(field, format string, a ...any)
 
 var claimIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-func (m *Manifest) validateClaims(bad badFunc, sweep Sweep) {
+func (m *Manifest) validateClaims(bad badFunc, cs claimScope) {
 	ids := map[string]bool{}
 	for i, c := range m.Claims {
 		f := fmt.Sprintf("claims[%d]", i)
@@ -37,7 +46,7 @@ func (m *Manifest) validateClaims(bad badFunc, sweep Sweep) {
 		if strings.TrimSpace(c.Says) == "" {
 			bad(f+".says", "missing (the claim in one sentence)")
 		}
-		m.validateCheck(f+".check", c.Check, sweep, bad)
+		m.validateCheck(f+".check", c.Check, cs, bad)
 		if s := c.Seed; s != nil {
 			if !finite(s.Value) {
 				bad(f+".seed.value", "%g is not a finite number (write the seed's figure, like 2.1)", s.Value)
@@ -79,7 +88,7 @@ func claimKind(c stats.Check) []string {
 
 // validateCheck checks one claim's check: its form, names against the
 // manifest, bounds, and the sweep values it selects.
-func (m *Manifest) validateCheck(f string, c stats.Check, sweep Sweep, bad badFunc) {
+func (m *Manifest) validateCheck(f string, c stats.Check, cs claimScope, bad badFunc) {
 	switch {
 	case c.Metric == "":
 		bad(f+".metric", "missing (name a trials.csv column: %s)", strings.Join(Metrics, ", "))
@@ -113,9 +122,9 @@ func (m *Manifest) validateCheck(f string, c stats.Check, sweep Sweep, bad badFu
 	} else if kinds[0] == "compare" {
 		m.validateCompare(f, c, lo, hi, hasLo, hasHi, bad)
 	} else {
-		m.validateOver(f, kinds[0], c, hasLo || hasHi, sweep, bad)
+		m.validateOver(f, kinds[0], c, hasLo || hasHi, cs, bad)
 	}
-	m.validateWhere(f, c, sweep, bad)
+	m.validateWhere(f, c, cs, bad)
 }
 
 func (m *Manifest) validateCompare(f string, c stats.Check, lo, hi float64, hasLo, hasHi bool, bad badFunc) {
@@ -163,7 +172,7 @@ func (m *Manifest) validateAbsolute(f string, c stats.Check, hasBound bool, bad 
 
 // validateOver checks flat_over, increases_over and decreases_over: one
 // variant over the listed values of exactly one sweep key.
-func (m *Manifest) validateOver(f, kind string, c stats.Check, hasBound bool, sweep Sweep, bad badFunc) {
+func (m *Manifest) validateOver(f, kind string, c stats.Check, hasBound bool, cs claimScope, bad badFunc) {
 	over := map[string]map[string][]string{"flat_over": c.FlatOver, "increases_over": c.IncreasesOver, "decreases_over": c.DecreasesOver}[kind]
 	if c.Variant == "" {
 		bad(f+".variant", "%s needs the variant whose metric it follows (add variant: NAME)", kind)
@@ -189,20 +198,20 @@ func (m *Manifest) validateOver(f, kind string, c stats.Check, hasBound bool, sw
 			bad(f+"."+kind+"."+k, "needs at least 2 values, got %d (list the sweep values%s)", len(vs),
 				map[bool]string{true: "; a trend is only convincing over 3 or more", false: ""}[kind != "flat_over"])
 		}
-		needSweepValues(f+"."+kind+"."+k, k, vs, sweep, bad)
+		needSweepValues(f+"."+kind+"."+k, k, vs, cs, bad)
 		if _, ok := c.Where[k]; ok {
 			bad(f+".where."+k, "%q is already the %s key (restrict its values in %s instead)", k, kind, kind)
 		}
 	}
 }
 
-func (m *Manifest) validateWhere(f string, c stats.Check, sweep Sweep, bad badFunc) {
+func (m *Manifest) validateWhere(f string, c stats.Check, cs claimScope, bad badFunc) {
 	for _, k := range sortedMapKeys(c.Where) {
 		if len(c.Where[k]) == 0 {
 			bad(f+".where."+k, "lists no values (list the sweep values to keep, or remove the key)")
 			continue
 		}
-		needSweepValues(f+".where."+k, k, c.Where[k], sweep, bad)
+		needSweepValues(f+".where."+k, k, c.Where[k], cs, bad)
 	}
 }
 
@@ -215,7 +224,8 @@ func (m *Manifest) needVariant(field, name string, bad badFunc) {
 // needSweepValues checks that key is a sweep key and every value is one of
 // its values: a value that is not swept selects no point, so the claim
 // would silently rest on nothing.
-func needSweepValues(field, key string, values []string, sweep Sweep, bad badFunc) {
+func needSweepValues(field, key string, values []string, cs claimScope, bad badFunc) {
+	sweep := cs.sweep
 	i := slices.IndexFunc(sweep, func(d SweepDim) bool { return d.Name == key })
 	if i < 0 {
 		keys := make([]string, len(sweep))
@@ -237,7 +247,7 @@ func needSweepValues(field, key string, values []string, sweep Sweep, bad badFun
 			bad(vf, "%q is listed twice (list each value once)", v)
 		}
 		seen[v] = true
-		if !slices.Contains(d.Values, v) {
+		if cs.values && !slices.Contains(d.Values, v) {
 			bad(vf, "%q is not a value of sweep %s (its values: %s); a value that is not swept selects no trials", v, key, strings.Join(d.Values, ", "))
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -28,6 +29,8 @@ const (
 	// MaxList bounds any one list (sweep values, requests, stages, claims,
 	// command arguments); lists in the catalog have at most a dozen items.
 	MaxList = 1000
+	// MaxVariants: each variant is a target to start per sweep point.
+	MaxVariants = 100
 	// MaxSweepValues: every value is at least one more JVM start per variant.
 	MaxSweepValues = 64
 	// MaxTrials per cell: past ~20 a cell's verdict stops changing, and
@@ -76,7 +79,7 @@ func readDoc(file string, data []byte) (*yaml.Node, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, Problems{{File: file, Line: 1, Col: 1, Msg: "the file is empty (a manifest is a YAML mapping with name, variants, load and trials; see experiments/io-bound.yaml)"}}
 		}
-		return nil, Problems{syntaxProblem(file, err)}
+		return nil, Problems{syntaxAt(file, data, err)}
 	}
 	var next yaml.Node
 	switch err := dec.Decode(&next); {
@@ -99,6 +102,28 @@ func readDoc(file string, data []byte) (*yaml.Node, error) {
 		return nil, x.probs
 	}
 	return root, nil
+}
+
+// syntaxAt is syntaxProblem with a position for the errors yaml.v3 gives
+// without a line (control characters, bad UTF-8): the first offending byte.
+func syntaxAt(file string, data []byte, err error) Problem {
+	p := syntaxProblem(file, err)
+	if p.Line != 0 {
+		return p
+	}
+	line, col := 1, 1
+	for i, r := range string(data) {
+		if r == utf8.RuneError || (r < ' ' && r != '\n' && r != '\r' && r != '\t') || r == 0x7f {
+			p.Line, p.Col = line, col
+			p.Msg += fmt.Sprintf(" (byte %d; a manifest is UTF-8 text: remove the binary data)", i)
+			return p
+		}
+		if r == '\n' {
+			line, col = line+1, 0
+		}
+		col++
+	}
+	return p
 }
 
 // emptyDoc tells a trailing "---" with nothing after it (harmless) from a

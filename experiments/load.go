@@ -160,6 +160,11 @@ func parse(file string, data []byte, profile string) (*Manifest, error) {
 		return nil, decodeProblems(file, err, pos)
 	}
 	m.File = file
+	// A normalized manifest saved with a run (Marshal) names the profile
+	// it was made with and keeps that profile's claims, which were checked
+	// against the sweep they were written for when the run started; the
+	// narrowed sweep saved with it may not hold their values.
+	saved := profile == "" && m.Profile != ""
 	m.Profile = profile
 	// Zero means "the default" for most fields, but a trials: 0 the author
 	// wrote is a mistake, not a request for the default five.
@@ -168,7 +173,7 @@ func parse(file string, data []byte, profile string) (*Manifest, error) {
 	if claimSweep == nil {
 		claimSweep = &m.Sweep
 	}
-	if probs = append(probs, m.validate(pos, *claimSweep)...); len(probs) > 0 {
+	if probs = append(probs, m.validate(pos, claimScope{sweep: *claimSweep, values: !saved})...); len(probs) > 0 {
 		return nil, probs
 	}
 	return &m, nil
@@ -203,6 +208,7 @@ func decodeProblems(file string, err error, pos positions) Problems {
 		return Problems{{File: file, Msg: err.Error()}}
 	}
 	var out Problems
+	byLine := fieldsByLine(pos)
 	for _, e := range te.Errors {
 		p := Problem{File: file}
 		msg := e
@@ -210,7 +216,9 @@ func decodeProblems(file string, err error, pos positions) Problems {
 			fmt.Sscan(m[1], &p.Line)
 			msg = m[2]
 		}
-		p.Field, p.Col = fieldAtLine(pos, p.Line)
+		if b, ok := byLine[p.Line]; ok {
+			p.Field, p.Col = b.path, b.col
+		}
 		switch {
 		case strings.Contains(msg, "time.Duration"):
 			msg += " (write a duration with a unit, like 300ms, 15s or 2m)"
@@ -229,15 +237,25 @@ func decodeProblems(file string, err error, pos positions) Problems {
 	return out
 }
 
-// fieldAtLine finds the deepest known field whose value starts on line.
-func fieldAtLine(pos positions, line int) (string, int) {
-	best, col := "", 0
+// fieldsByLine maps each line to the deepest known field whose value
+// starts on it, built once so that many type errors cost one pass.
+func fieldsByLine(pos positions) map[int]struct {
+	path string
+	col  int
+} {
+	out := map[int]struct {
+		path string
+		col  int
+	}{}
 	for path, n := range pos {
-		if n.Line == line && len(path) > len(best) {
-			best, col = path, n.Column
+		if b, ok := out[n.Line]; !ok || len(path) > len(b.path) || len(path) == len(b.path) && path < b.path {
+			out[n.Line] = struct {
+				path string
+				col  int
+			}{path, n.Column}
 		}
 	}
-	return best, col
+	return out
 }
 
 // applyProfile overlays profiles.<name> onto root: mappings merge key by

@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -180,20 +179,6 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("%s: name %q must match the file name", f, m.Name)
 		}
 	}
-}
-
-func FuzzParse(f *testing.F) {
-	f.Add([]byte(valid))
-	if b, err := os.ReadFile("io-bound.yaml"); err == nil {
-		f.Add(b)
-	}
-	f.Add([]byte("name: [\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := Parse("fuzz.yaml", data, "")
-		if err == nil && m == nil {
-			t.Fatal("nil manifest without error")
-		}
-	})
 }
 
 func TestVars(t *testing.T) {

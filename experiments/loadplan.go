@@ -79,8 +79,17 @@ func Expand(s string, vars map[string]string) string {
 
 // loadPoints are the sweep points that change the load: the cartesian
 // product of the load dimensions only (property dimensions do not change
-// what the generator sends). One empty point without load dimensions.
+// what the generator sends). One empty point without load dimensions;
+// none when there would be more than MaxCells (validateCells reports it).
 func (m *Manifest) loadPoints() []map[string]string {
+	n := 1
+	for _, d := range m.Sweep {
+		if d.Load != "" {
+			if n *= max(len(d.Values), 1); n > MaxCells {
+				return nil
+			}
+		}
+	}
 	points := []map[string]string{{}}
 	for _, d := range m.Sweep {
 		if d.Load == "" {

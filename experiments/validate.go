@@ -166,8 +166,8 @@ func (m *Manifest) checkWritten(pos positions) Problems {
 
 // validate checks the normalized manifest and reports every problem with
 // its position and a fix.
-// claimSweep is the sweep the claims were written against (see parse).
-func (m *Manifest) validate(pos positions, claimSweep Sweep) Problems {
+// cs is the sweep the claims were written against (see parse).
+func (m *Manifest) validate(pos positions, cs claimScope) Problems {
 	var ps Problems
 	bad := func(field, format string, a ...any) {
 		line, col := pos.at(field)
@@ -185,6 +185,12 @@ func (m *Manifest) validate(pos positions, claimSweep Sweep) Problems {
 		bad("question", "missing (the question the experiment answers; the report opens with it)")
 	}
 	m.validateVariants(bad)
+	if len(m.Variants) > MaxVariants {
+		// Later checks go over every variant; stop here rather than spend
+		// time on a manifest that cannot run anyway.
+		bad("variants", "%d variants, more than the %d allowed (each is a target start per sweep point; split the experiment)", len(m.Variants), MaxVariants)
+		return ps
+	}
 	switch {
 	case m.Trials < 1:
 		bad("trials", "must be at least 1 (got %d); 6 or more give a confidence interval", m.Trials)
@@ -208,7 +214,7 @@ func (m *Manifest) validate(pos positions, claimSweep Sweep) Problems {
 	m.validateLoad(bad)
 	m.validateSweep(bad)
 	m.validateCells(bad)
-	m.validateClaims(bad, claimSweep)
+	m.validateClaims(bad, cs)
 	if len(ps) == 0 {
 		ps = m.hostProblems(pos)
 	}
@@ -317,7 +323,7 @@ func (m *Manifest) validateVariants(bad badFunc) {
 				continue
 			}
 			if err := load.CheckURLPath(p.path); err != nil {
-				bad(f+"."+p.name, "%v (write a path like /health)", err)
+				bad(f+"."+p.name, "%v", err)
 			}
 		}
 		if len(v.Command) > 0 && len(v.JVM) > 0 {

@@ -83,7 +83,7 @@ func (m *Manifest) validateGroup(f string, g Group, bad badFunc) {
 	set := groupSet(g)
 	for _, k := range unused[g.Model] {
 		if set[k] {
-			bad(f+"."+k, "a %s model does not use %s, so it would be ignored (remove it, or set model: to the model that uses it)", g.Model, k)
+			bad(f+"."+k, "the %s model does not use %s, so it would be ignored (remove it, or set model: to the model that uses it)", g.Model, k)
 		}
 	}
 	switch g.Model {
@@ -95,7 +95,7 @@ func (m *Manifest) validateGroup(f string, g Group, bad badFunc) {
 			bad(f+".duration", "a closed model needs a duration > 0, like 30s")
 		}
 	case "open":
-		if !(g.Rate > 0) && !swept["rate"] {
+		if g.Rate <= 0 && !swept["rate"] { // NaN is reported by checkRate
 			bad(f+".rate", "an open model needs rate > 0 requests per second (got %g)", g.Rate)
 		}
 		if g.Duration <= 0 {
@@ -195,17 +195,21 @@ func (m *Manifest) validateRequests(f string, g Group, bad badFunc) {
 			}
 		}
 		// Paths and headers are checked as the generator will send them,
-		// once per variant, because vars may fill in any part of them.
+		// once per distinct text the variants' vars make of them.
 		seen := map[string]bool{}
 		for _, v := range m.Variants {
-			if err := load.CheckPath(Expand(r.Path, v.Vars)); err != nil && !seen[err.Error()] {
-				seen[err.Error()] = true
-				bad(rf+".path", "%v%s", err, viaVars(r.Path, v))
+			if p := Expand(r.Path, v.Vars); !seen["path "+p] {
+				seen["path "+p] = true
+				if err := load.CheckPath(p); err != nil {
+					bad(rf+".path", "%v%s", err, viaVars(r.Path, v))
+				}
 			}
 			for _, k := range sortedMapKeys(r.Headers) {
-				if err := load.CheckHeader(k, Expand(r.Headers[k], v.Vars)); err != nil && !seen[err.Error()] {
-					seen[err.Error()] = true
-					bad(rf+".headers."+k, "%v%s", err, viaVars(r.Headers[k], v))
+				if h := Expand(r.Headers[k], v.Vars); !seen[k+": "+h] {
+					seen[k+": "+h] = true
+					if err := load.CheckHeader(k, h); err != nil {
+						bad(rf+".headers."+k, "%v%s", err, viaVars(r.Headers[k], v))
+					}
 				}
 			}
 		}
@@ -231,32 +235,47 @@ func mapValues(m map[string]string) []string {
 	return out
 }
 
-// checkPlans runs the generator's own validation on the groups every
-// variant would send at every load point, so that anything the generator
+// checkPlans runs the generator's own validation on the groups the
+// variants would send at the load points, so that anything the generator
 // would refuse at run time is refused now, with the group's position.
-// Messages repeated across variants and points are reported once.
+// Vars change only requests and points only the measured group's numbers,
+// so the first variant at every point and every variant at the first
+// point cover all of it in variants + points plans, not their product.
+// Messages repeated across plans are reported once.
 func (m *Manifest) checkPlans(bad badFunc) {
+	points := m.loadPoints()
+	if len(points) == 0 || len(m.Variants) == 0 {
+		return // too many points: validateCells reports it
+	}
+	type pair struct {
+		v Variant
+		p map[string]string
+	}
+	var plans []pair
+	for _, p := range points {
+		plans = append(plans, pair{m.Variants[0], p})
+	}
+	for _, v := range m.Variants[1:] {
+		plans = append(plans, pair{v, points[0]})
+	}
 	seen := map[string]bool{}
-	for _, p := range m.loadPoints() {
-		for _, v := range m.Variants {
-			groups, err := m.LoadGroups(v, p)
-			if err != nil {
-				continue // the sweep checks report non-numeric values
+	for _, pl := range plans {
+		groups, err := m.LoadGroups(pl.v, pl.p)
+		if err != nil {
+			continue // the sweep checks report non-numeric values
+		}
+		for i, g := range groups {
+			err := load.CheckGroup(g)
+			if err == nil {
+				continue
 			}
-			for i, g := range groups {
-				err := load.CheckGroup(g)
-				if err == nil {
-					continue
-				}
-				f := fmt.Sprintf("load.groups[%d]", i)
-				if m.inlineLoad() {
-					f = "load"
-				}
-				key := f + err.Error()
-				if !seen[key] {
-					seen[key] = true
-					bad(f, "the load generator refuses this group%s: %v", pointNote(p), err)
-				}
+			f := fmt.Sprintf("load.groups[%d]", i)
+			if m.inlineLoad() {
+				f = "load"
+			}
+			if key := f + err.Error(); !seen[key] {
+				seen[key] = true
+				bad(f, "the load generator refuses this group%s: %v", pointNote(pl.p), err)
 			}
 		}
 	}

@@ -75,6 +75,17 @@ func CheckPath(path string) error {
 	if i := strings.IndexFunc(path, func(r rune) bool { return r < ' ' || r == 0x7f }); i >= 0 {
 		return fmt.Errorf("path %q holds control character %q at byte %d (a line break would put extra headers on the wire; remove it)", path, path[i], i)
 	}
+	depth := 0
+	for i, c := range path {
+		switch {
+		case c == '{':
+			depth++
+		case c == '}':
+			depth--
+		case c == ' ' && depth == 0:
+			return fmt.Errorf("path %q holds a space at byte %d (percent-encode it as %%20)", path, i)
+		}
+	}
 	segs, err := parseTemplate(path)
 	if err != nil {
 		return err
