@@ -45,6 +45,8 @@ func Lint(m *Manifest) []Warning {
 	if p.Target == "" || p.Generator == "" {
 		warn("pinning", "the load generator and the target share CPUs without pinning: a busy generator steals CPU from the server (seed 001 checks per-tier CPU for this); set pinning: {target: \"1\", generator: \"0\"} on a machine with cores to spare")
 	}
+	m.lintClaims(warn)
+	m.lintTrust(warn)
 	if _, ok := m.Profiles["smoke"]; !ok && m.Profile == "" {
 		warn("profiles", "no smoke profile: add profiles: {smoke: {...}} so tests can run the experiment in seconds")
 	}
@@ -137,5 +139,35 @@ func (m *Manifest) lintClosedLatency(g *Group, warn func(string, string, ...any)
 		if strings.HasPrefix(c.Check.Metric, "p") && strings.HasSuffix(c.Check.Metric, "_ms") || c.Check.Metric == "max_ms" || c.Check.Metric == "mean_ms" {
 			warn(fmt.Sprintf("claims[%d].check.metric", i), "latency claim %q is measured with a closed model only, which hides server stalls (coordinated omission); measure it with an open model (rate:) too", c.ID)
 		}
+	}
+}
+
+// MinFreshJVMs is the fewest independent target processes a claim should
+// rest on per cell: with one JVM, every trial repeats that JVM's JIT
+// decisions, heap layout and thread placement, so a difference between
+// variants may be a difference between two JVMs (JMH forks for this).
+const MinFreshJVMs = 3
+
+// lintClaims warns on claims a reader cannot weigh: no seed figure to set
+// ours beside, or too few independent JVMs behind each cell. Smoke
+// profiles are exempt from the second: they check that things run.
+func (m *Manifest) lintClaims(warn func(string, string, ...any)) {
+	if len(m.Claims) == 0 {
+		return
+	}
+	for i, c := range m.Claims {
+		if c.Seed == nil {
+			warn(fmt.Sprintf("claims[%d]", i), "claim %q has no seed: figure, so the report cannot show the write-up's number beside ours (add seed: {value: ..., from: \"...\"})", c.ID)
+		}
+	}
+	if m.Profile == "smoke" {
+		return
+	}
+	jvms, why := 1, "fresh_jvm: false runs every trial of a cell in one JVM"
+	if m.FreshJVM == nil || *m.FreshJVM {
+		jvms, why = m.Trials, fmt.Sprintf("one fresh JVM per trial and %d trials", m.Trials)
+	}
+	if jvms < MinFreshJVMs {
+		warn("fresh_jvm", "the claims rest on %d JVM(s) per cell (%s); a difference may be between two JVMs, not two variants: use fresh_jvm: true with %d or more trials", jvms, why, MinFreshJVMs)
 	}
 }

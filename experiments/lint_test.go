@@ -23,7 +23,7 @@ var lintBase = []struct{ key, block string }{
 	{"trials", "6"},
 	{"pinning", `{target: "1", generator: "0"}`},
 	{"claims", `
-  - {id: virtual-wins, says: virtual threads finish sooner, check: {metric: wall_ms, compare: [platform, virtual], at_least: 1.5}}`},
+  - {id: virtual-wins, says: virtual threads finish sooner, check: {metric: wall_ms, compare: [platform, virtual], at_least: 1.5}, seed: {value: 2, from: \"seed 000\"}}`},
 	{"profiles", `{smoke: {trials: 2, load: {burst: 300, warmup: 1s}}}`},
 	{"fresh_jvm", ""},
 	{"sweep", ""},
@@ -95,9 +95,22 @@ func TestLint(t *testing.T) {
 			why:  "warmup: 0s is the same as none"},
 
 		{name: "shared JVM", with: map[string]string{"fresh_jvm": "false"},
-			want: []string{"fresh_jvm: trials share one JVM per cell, so they are not independent"},
+			want: []string{"fresh_jvm: trials share one JVM per cell, so they are not independent", "fresh_jvm: the claims rest on 1 JVM(s) per cell (fresh_jvm: false"},
 			why:  "trials in one JVM inherit its JIT profile and heap, so they are not independent samples"},
 
+		{name: "shared JVM under smoke", with: map[string]string{"fresh_jvm": "false"}, profile: "smoke",
+			want: []string{"trials: 2 trials give no 95%", "trials: fewer than 4 trials", "fresh_jvm: trials share one JVM"},
+			why:  "a smoke run checks that things run; its claims are not weighed"},
+		{name: "fresh JVMs but two trials", with: map[string]string{"trials": "2", "profiles": `{smoke: {trials: 2}}`},
+			want: []string{"trials: 2 trials give no 95%", "trials: fewer than 4 trials", "fresh_jvm: the claims rest on 2 JVM(s) per cell (one fresh JVM per trial and 2 trials)"},
+			why:  "issue 15: a claim on fewer than 3 JVMs may be a difference between JVMs"},
+		{name: "claim without seed figure", with: map[string]string{"claims": "\n  - {id: v, says: s, check: {metric: rps, compare: [virtual, platform], at_least: 1.2}}"},
+			want: []string{`claims[0]: claim "v" has no seed: figure`},
+			why:  "the report shows the write-up's number beside ours"},
+		{name: "JVM options that run programs", with: map[string]string{"variants": "\n  platform: {target: spring-mvc, jvm: [-Xmx1g, \"-XX:OnOutOfMemoryError=kill -9 %p\", -javaagent:/tmp/a.jar], properties: {spring.threads.virtual.enabled: \"false\"}}\n  virtual: {target: spring-mvc, jvm: [-jar, /tmp/other.jar], env: {JAVA_TOOL_OPTIONS: -agentlib:x}, properties: {spring.threads.virtual.enabled: \"true\"}}"},
+			want: []string{`variants.platform.jvm[1]: JVM option "-XX:OnOutOfMemoryError=kill -9 %p" runs a shell command`, `variants.platform.jvm[2]: JVM option "-javaagent:/tmp/a.jar" loads an agent`,
+				`variants.virtual.jvm[0]: JVM option "-jar" replaces the target's jar`, "variants.virtual.env.JAVA_TOOL_OPTIONS: JAVA_TOOL_OPTIONS adds JVM options"},
+			why: "issue 15's trust model: a manifest is code, and what runs programs must be visible in review"},
 		{name: "burst below the pool", with: map[string]string{"load": "\n  model: burst\n  burst: 150\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: 5s"},
 			want: []string{"load.burst: 150 concurrent requests never exceed variant platform's 200 Tomcat threads"},
 			why:  "every request gets a platform thread at once, so nothing queues (seed 000's 8-request flake)"},
@@ -116,7 +129,7 @@ func TestLint(t *testing.T) {
 			want: nil,
 			why:  "virtual threads and Netty's event loop have no thread pool to under-load"},
 		{name: "closed users below the pool", with: map[string]string{"load": "\n  model: closed\n  users: 100\n  duration: 30s\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: 5s",
-			"claims": "\n  - {id: c, says: s, check: {metric: rps, compare: [virtual, platform], at_least: 1}}"},
+			"claims": "\n  - {id: c, says: s, check: {metric: rps, compare: [virtual, platform], at_least: 1}, seed: {value: 2, from: x}}"},
 			want: []string{"load.users: 100 concurrent requests never exceed variant platform's 200 Tomcat threads"},
 			why:  "a closed model holds at most users requests in flight"},
 		{name: "swept burst starts below the pool", with: map[string]string{"sweep": "\n  burst: {load: burst, values: [\"600\", \"100\", \"1000\"]}"},
@@ -132,17 +145,17 @@ func TestLint(t *testing.T) {
 
 		{name: "latency claim, closed model", with: map[string]string{
 			"load":   "\n  model: closed\n  users: 400\n  duration: 30s\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: 5s",
-			"claims": "\n  - {id: tail, says: virtual has the lower tail, check: {metric: p99_ms, compare: [platform, virtual], at_least: 1.2}}"},
+			"claims": "\n  - {id: tail, says: virtual has the lower tail, check: {metric: p99_ms, compare: [platform, virtual], at_least: 1.2}, seed: {value: 2, from: \"seed 000\"}}"},
 			want: []string{`claims[0].check.metric: latency claim "tail" is measured with a closed model only`},
 			why:  "a closed loop stops sending while the server stalls, so its p99 hides the stall (coordinated omission)"},
 		{name: "latency claim, open model", with: map[string]string{
 			"load":   "\n  model: open\n  rate: 500\n  duration: 30s\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: 5s",
-			"claims": "\n  - {id: tail, says: virtual has the lower tail, check: {metric: p99_ms, compare: [platform, virtual], at_least: 1.2}}"},
+			"claims": "\n  - {id: tail, says: virtual has the lower tail, check: {metric: p99_ms, compare: [platform, virtual], at_least: 1.2}, seed: {value: 2, from: \"seed 000\"}}"},
 			want: nil,
 			why:  "an open model measures latency from the intended send time"},
 		{name: "throughput claim, closed model", with: map[string]string{
 			"load":   "\n  model: closed\n  users: 400\n  duration: 30s\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: 5s",
-			"claims": "\n  - {id: rate, says: virtual serves more, check: {metric: rps, compare: [virtual, platform], at_least: 1.2}}"},
+			"claims": "\n  - {id: rate, says: virtual serves more, check: {metric: rps, compare: [virtual, platform], at_least: 1.2}, seed: {value: 2, from: \"seed 000\"}}"},
 			want: nil,
 			why:  "throughput is what a closed model measures well"},
 

