@@ -1,10 +1,8 @@
 package pipeline
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"strconv"
-	"strings"
 
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/load"
@@ -91,61 +89,12 @@ func Schedule(m *experiments.Manifest, seed int64) []Job {
 }
 
 // LoadPlan turns the manifest's load into a load.Plan for one cell; sweep
-// dimensions over load parameters set them on the measured group.
+// dimensions over load parameters set them on the measured group. The
+// conversion is experiments.Manifest.LoadGroups, the one the loader
+// validates, so a manifest that loads is a plan the generator accepts.
 func LoadPlan(m *experiments.Manifest, c Cell, target string, seed int64) (load.Plan, error) {
-	p := load.Plan{Target: target, Seed: seed}
-	for _, g := range m.Load.Groups {
-		lg := load.Group{
-			Name:           g.Name,
-			Model:          g.Model,
-			Users:          g.Users,
-			Rate:           g.Rate,
-			MaxInFlight:    g.MaxInFlight,
-			Burst:          g.Burst,
-			Smooth:         g.Smooth,
-			Start:          g.Start,
-			Duration:       g.Duration,
-			NoKeepAlive:    g.KeepAlive != nil && !*g.KeepAlive,
-			ConnectTimeout: g.ConnectTimeout,
-			Timeout:        g.Timeout,
-			CountHeader:    g.CountHeader,
-		}
-		if len(g.Think) == 2 {
-			lg.ThinkMin, lg.ThinkMax = g.Think[0], g.Think[1]
-		}
-		for _, s := range g.Stages {
-			lg.Stages = append(lg.Stages, load.Stage{Duration: s.Duration, Users: s.Users, Rate: s.Rate})
-		}
-		for _, r := range g.Requests {
-			headers := map[string]string{}
-			for k, v := range r.Headers {
-				headers[k] = expand(v, c.Variant.Vars)
-			}
-			lg.Requests = append(lg.Requests, load.Request{Method: r.Method, Path: expand(r.Path, c.Variant.Vars),
-				Headers: headers, Body: expand(r.Body, c.Variant.Vars), Weight: r.Weight})
-		}
-		if g.Name == m.Load.Measure {
-			for _, d := range m.Sweep {
-				if d.Load == "" {
-					continue
-				}
-				v, err := strconv.ParseFloat(c.Point[d.Name], 64)
-				if err != nil {
-					return p, fmt.Errorf("sweep %s: %q is not a number", d.Name, c.Point[d.Name])
-				}
-				switch d.Load {
-				case "users":
-					lg.Users = int(v)
-				case "rate":
-					lg.Rate = v
-				case "burst":
-					lg.Burst = int(v)
-				}
-			}
-		}
-		p.Groups = append(p.Groups, lg)
-	}
-	return p, nil
+	groups, err := m.LoadGroups(c.Variant, c.Point)
+	return load.Plan{Target: target, Seed: seed, Groups: groups}, err
 }
 
 // Properties are the Spring properties of a cell: the variant's, the
@@ -164,12 +113,4 @@ func Properties(m *experiments.Manifest, c Cell, services map[string]string) map
 		props[k] = v
 	}
 	return props
-}
-
-// expand fills a variant's {name} vars into s.
-func expand(s string, vars map[string]string) string {
-	for k, v := range vars {
-		s = strings.ReplaceAll(s, "{"+k+"}", v)
-	}
-	return s
 }
