@@ -182,7 +182,7 @@ func TestFileTooBig(t *testing.T) {
 		t.Fatal(err)
 	}
 	err, alloc := loadBounded(t, f)
-	if err == nil || !strings.Contains(err.Error(), "more than the 262144 a manifest may have") {
+	if err == nil || !strings.Contains(err.Error(), "more than the 131072 a manifest may have") {
 		t.Errorf("big file: %v", err)
 	}
 	if alloc > 4*MaxFileBytes {

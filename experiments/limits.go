@@ -16,9 +16,11 @@ import (
 // a hostile file is an error at load time instead of a hang or an
 // out-of-memory crash hours into a run. The reason for each is beside it.
 const (
-	// MaxFileBytes: the largest catalog manifest is ~12 KB; yaml.v3 keeps
-	// roughly 200 bytes per node, so 256 KiB stays under ~100 MB parsed.
-	MaxFileBytes = 256 << 10
+	// MaxFileBytes: the largest catalog manifest is ~8 KB. yaml.v3 parses
+	// every node before any limit of ours can look at the tree, at a few
+	// microseconds and ~200 bytes a node, so 128 KiB of "0," (65,000
+	// nodes) parses in well under a second and ~15 MB.
+	MaxFileBytes = 128 << 10
 	// MaxNodes bounds the tree after aliases are expanded: a 17 KB alias
 	// bomb fans out to 10^9 nodes, and the budget stops the walk after
 	// MaxNodes steps, long before memory runs out.

@@ -156,6 +156,13 @@ func (m *Manifest) lintClaims(warn func(string, string, ...any)) {
 		return
 	}
 	for i, c := range m.Claims {
+		for kind, over := range map[string]map[string][]string{"increases_over": c.Check.IncreasesOver, "decreases_over": c.Check.DecreasesOver} {
+			for k, vs := range over {
+				if len(vs) == 2 {
+					warn(fmt.Sprintf("claims[%d].check.%s.%s", i, kind, k), "a trend over 2 values is a single comparison; list 3 or more sweep values so a monotone trend can be told from noise")
+				}
+			}
+		}
 		if c.Seed == nil {
 			warn(fmt.Sprintf("claims[%d]", i), "claim %q has no seed: figure, so the report cannot show the write-up's number beside ours (add seed: {value: ..., from: \"...\"})", c.ID)
 		}

@@ -104,6 +104,11 @@ func TestLint(t *testing.T) {
 		{name: "fresh JVMs but two trials", with: map[string]string{"trials": "2", "profiles": `{smoke: {trials: 2}}`},
 			want: []string{"trials: 2 trials give no 95%", "trials: fewer than 4 trials", "fresh_jvm: the claims rest on 2 JVM(s) per cell (one fresh JVM per trial and 2 trials)"},
 			why:  "issue 15: a claim on fewer than 3 JVMs may be a difference between JVMs"},
+		{name: "trend over two values", with: map[string]string{
+			"sweep":  "\n  burst: {load: burst, values: [\"600\", \"1000\"]}",
+			"claims": "\n  - {id: t, says: s, check: {metric: wall_ms, variant: platform, increases_over: {burst: [\"600\", \"1000\"]}}, seed: {value: 2, from: x}}"},
+			want: []string{"claims[0].check.increases_over.burst: a trend over 2 values is a single comparison"},
+			why:  "two points cannot tell a monotone trend from noise; the grammar allows 2, lint asks for 3"},
 		{name: "claim without seed figure", with: map[string]string{"claims": "\n  - {id: v, says: s, check: {metric: rps, compare: [virtual, platform], at_least: 1.2}}"},
 			want: []string{`claims[0]: claim "v" has no seed: figure`},
 			why:  "the report shows the write-up's number beside ours"},
