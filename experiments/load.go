@@ -277,7 +277,11 @@ func applyProfile(file string, root *yaml.Node, name string) error {
 		if len(names) > 0 {
 			have = "this manifest has: default, " + strings.Join(names, ", ")
 		}
-		return Problems{{File: file, Field: "profiles", Msg: fmt.Sprintf("unknown profile %q (%s)", name, have)}}
+		p := Problem{File: file, Field: "profiles", Msg: fmt.Sprintf("unknown profile %q (%s)", name, have)}
+		if profiles != nil {
+			p.Line, p.Col = profiles.Line, profiles.Column
+		}
+		return Problems{p}
 	}
 	if overlay.Kind != yaml.MappingNode {
 		return Problems{{File: file, Line: overlay.Line, Col: overlay.Column, Field: "profiles." + name, Msg: "a profile is a mapping of the manifest keys it overrides, e.g. {trials: 2, load: {burst: 50}}"}}

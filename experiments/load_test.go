@@ -119,7 +119,7 @@ func TestProblems(t *testing.T) {
 			[]string{`demo.yaml:8:10: load.model: "bursty" is not a load model (use closed, open, burst, ramp)`}},
 		{"unknown profile", "the error lists the profiles there are",
 			func(s string) string { return s }, "fast",
-			[]string{`demo.yaml: profiles: unknown profile "fast" (this manifest has: default, smoke)`}},
+			[]string{`demo.yaml:14:3: profiles: unknown profile "fast" (this manifest has: default, smoke)`}},
 		{"several at once", "every problem is reported, not just the first",
 			func(s string) string {
 				return strings.Replace(strings.Replace(s, "trials: 3", "trials: 0", 1), "burst: 300", "burst: -1", 1)

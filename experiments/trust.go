@@ -18,14 +18,21 @@ import (
 type Command struct {
 	Variant string
 	Field   string   // where it comes from, e.g. variants.own.command
+	Env     []string // KEY=value the variant adds to the environment, sorted
 	Argv    []string // {port} and swept values stay as placeholders
 }
 
 // String is the command as a shell would read it, for review.
 func (c Command) String() string {
-	q := make([]string, len(c.Argv))
-	for i, a := range c.Argv {
-		q[i] = shellQuote(a)
+	var q []string
+	if len(c.Env) > 0 {
+		q = append(q, "env")
+		for _, e := range c.Env {
+			q = append(q, shellQuote(e))
+		}
+	}
+	for _, a := range c.Argv {
+		q = append(q, shellQuote(a))
 	}
 	return strings.Join(q, " ")
 }
@@ -61,6 +68,9 @@ func Commands(m *Manifest) []Command {
 		if m.Pinning.Target != "" {
 			c.Argv = append([]string{"taskset", "-c", m.Pinning.Target}, c.Argv...)
 		}
+		for _, k := range sortedMapKeys(v.Env) {
+			c.Env = append(c.Env, k+"="+v.Env[k])
+		}
 		out = append(out, c)
 	}
 	return out
@@ -91,6 +101,16 @@ var riskyEnv = map[string]string{
 	"_JAVA_OPTIONS":     "adds JVM options to every java process",
 	"LD_PRELOAD":        "loads a native library into the process",
 	"LD_LIBRARY_PATH":   "changes which native libraries load",
+}
+
+// TrustWarnings are the warnings of lintTrust alone, for a profile whose
+// other warnings are not of interest (lint shows them for every profile).
+func TrustWarnings(m *Manifest) []Warning {
+	var ws []Warning
+	m.lintTrust(func(field, format string, a ...any) {
+		ws = append(ws, Warning{File: m.File, Field: field, Msg: fmt.Sprintf(format, a...)})
+	})
+	return ws
 }
 
 // lintTrust warns on JVM options and environment variables that run

