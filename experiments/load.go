@@ -86,7 +86,9 @@ func (pos positions) at(path string) (int, int) {
 
 // Load reads a manifest file, applies profile ("" or "default" for none),
 // decodes it strictly, fills defaults and validates it. On failure the error
-// is Problems, listing everything wrong at once.
+// is Problems, listing everything wrong at once. When every problem is with
+// this host only (HostOnly), the manifest is returned too, so that lint can
+// still review it; callers that run it must stop on any error.
 func Load(path, profile string) (*Manifest, error) {
 	data, err := readCapped(path)
 	if err != nil {
@@ -174,6 +176,9 @@ func parse(file string, data []byte, profile string) (*Manifest, error) {
 		claimSweep = &m.Sweep
 	}
 	if probs = append(probs, m.validate(pos, claimScope{sweep: *claimSweep, values: !saved})...); len(probs) > 0 {
+		if HostOnly(probs) {
+			return &m, probs // valid, but not for this host: lint still reviews it
+		}
 		return nil, probs
 	}
 	return &m, nil

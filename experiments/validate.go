@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/pipeline/load"
 )
 
@@ -216,7 +216,7 @@ func (m *Manifest) validate(pos positions, cs claimScope) Problems {
 	m.validateCells(bad)
 	m.validateClaims(bad, cs)
 	if len(ps) == 0 {
-		ps = m.hostProblems(pos)
+		ps = append(m.hostProblems(pos), m.hostPinning(pos)...)
 	}
 	return ps
 }
@@ -252,25 +252,51 @@ func (m *Manifest) hasBuiltin() bool {
 	return slices.ContainsFunc(m.Variants, func(v Variant) bool { return v.Target != "" })
 }
 
+// cpuListRE is the CPU list syntax taskset -c takes, without spaces.
 var cpuListRE = regexp.MustCompile(`^\d{1,4}(-\d{1,4})?(,\d{1,4}(-\d{1,4})?)*$`)
 
 func (m *Manifest) validatePinning(bad badFunc) {
-	for _, p := range []struct{ name, cpus string }{{"target", m.Pinning.Target}, {"services", m.Pinning.Services}, {"generator", m.Pinning.Generator}} {
-		if p.cpus == "" {
-			continue
-		}
+	for _, p := range m.pinnings() {
 		if !cpuListRE.MatchString(p.cpus) {
 			bad("pinning."+p.name, "%q is not a CPU list (write it like 0, 1-3 or 0,2)", p.cpus)
+		} else if _, err := env.ParseCPUList(p.cpus); err != nil {
+			bad("pinning."+p.name, "%v", err)
+		}
+	}
+}
+
+type pinning struct{ name, cpus string }
+
+func (m *Manifest) pinnings() []pinning {
+	var out []pinning
+	for _, p := range []pinning{{"target", m.Pinning.Target}, {"services", m.Pinning.Services}, {"generator", m.Pinning.Generator}} {
+		if p.cpus != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// hostPinning reports pinning to CPUs this process may not run on: taskset
+// would fail at the first target start.
+func (m *Manifest) hostPinning(pos positions) Problems {
+	allowed := env.Allowed()
+	var ps Problems
+	for _, p := range m.pinnings() {
+		cpus, err := env.ParseCPUList(p.cpus)
+		if err != nil {
 			continue
 		}
-		for _, r := range strings.Split(p.cpus, ",") {
-			a, b, ok := strings.Cut(r, "-")
-			lo, _ := strconv.Atoi(a)
-			if hi, _ := strconv.Atoi(b); ok && hi < lo {
-				bad("pinning."+p.name, "range %s is reversed (write it low-high, like %d-%d)", r, hi, lo)
+		for _, c := range cpus {
+			if !slices.Contains(allowed, c) {
+				line, col := pos.at("pinning." + p.name)
+				ps = append(ps, Problem{File: m.File, Line: line, Col: col, Field: "pinning." + p.name, Host: true,
+					Msg: fmt.Sprintf("CPU %d is not available on this host (threadlab may use %s); pin to those, or remove pinning", c, env.FormatCPUList(allowed))})
+				break
 			}
 		}
 	}
+	return ps
 }
 
 // validateCells bounds the schedule: variants x sweep points x trials.

@@ -67,6 +67,14 @@ func (m *Manifest) validateLoad(report badFunc) {
 	}
 }
 
+// groupField is the field path of group i in messages.
+func (m *Manifest) groupField(i int) string {
+	if m.inlineLoad() {
+		return "load"
+	}
+	return fmt.Sprintf("load.groups[%d]", i)
+}
+
 // inlineLoad tells a load written inline (load: {model: ..., users: ...})
 // from one written as groups:, for field paths in messages.
 func (m *Manifest) inlineLoad() bool {

@@ -133,15 +133,19 @@ func (m *Manifest) hostProblems(pos positions) Problems {
 		if err != nil {
 			return nil
 		}
-		need := load.FDReserve
-		for _, g := range groups {
+		need, most, field := load.FDReserve, 0, "load"
+		for i, g := range groups {
 			if g.Users > MaxUsers || g.Burst > MaxUsers {
 				return nil // reported as a bound already
 			}
-			need += load.HeldConns(g)
+			n := load.HeldConns(g)
+			need += n
+			if n > most {
+				most = n
+				field = m.groupField(i) + "." + map[string]string{"closed": "users", "burst": "burst", "ramp": "stages"}[g.Model]
+			}
 		}
 		if uint64(need) > limit {
-			field := "load"
 			for _, d := range m.Sweep {
 				if d.Load != "" {
 					field = "sweep." + d.Name + ".values"

@@ -61,10 +61,6 @@ func lintOne(path string, stdout io.Writer) (invalid bool, warned int) {
 		return true, 0
 	}
 	warned += printHost(stdout, err, "")
-	if m == nil {
-		// Only host problems: load again without them to lint the design.
-		return false, warned
-	}
 	shown := map[string]bool{}
 	for _, c := range experiments.Commands(m) {
 		shown[c.Field+c.String()] = true
@@ -123,7 +119,11 @@ func printHost(stdout io.Writer, err error, profile string) int {
 		with = " (with --profile " + profile + ")"
 	}
 	for _, p := range ps {
-		fmt.Fprintf(stdout, "%s: %s: warning: on this host: %s%s\n", p.File, p.Field, p.Msg, with)
+		loc := p.File
+		if p.Line > 0 {
+			loc = fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+		}
+		fmt.Fprintf(stdout, "%s: %s: warning: on this host: %s%s\n", loc, p.Field, p.Msg, with)
 	}
 	return len(ps)
 }
