@@ -120,6 +120,9 @@ func TestProblems(t *testing.T) {
 		{"unknown profile", "the error lists the profiles there are",
 			func(s string) string { return s }, "fast",
 			[]string{`demo.yaml:14:3: profiles: unknown profile "fast" (this manifest has: default, smoke)`}},
+		{"profile named default", "--profile default means no profile, so this one could never apply",
+			func(s string) string { return strings.Replace(s, "  smoke: {", "  default: {", 1) }, "",
+			[]string{`demo.yaml:14:12: profiles.default: "default" cannot be a profile name`}},
 		{"several at once", "every problem is reported, not just the first",
 			func(s string) string {
 				return strings.Replace(strings.Replace(s, "trials: 3", "trials: 0", 1), "burst: 300", "burst: -1", 1)

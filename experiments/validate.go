@@ -209,6 +209,11 @@ func (m *Manifest) validate(pos positions, cs claimScope) Problems {
 	}
 	capDuration(bad, "cooldown.max_wait", m.CoolDown.MaxWait, MaxCoolDown)
 	capDuration(bad, "cooldown.pause", m.CoolDown.Pause, MaxCoolDown)
+	for _, name := range sortedMapKeys(m.Profiles) {
+		if name == "default" || !nameRE.MatchString(name) || len(name) > 64 {
+			bad("profiles."+name, "%q cannot be a profile name (lowercase letters, digits and dashes, like smoke or full; \"default\" means no profile)", name)
+		}
+	}
 	m.validateServices(bad)
 	m.validatePinning(bad)
 	m.validateLoad(bad)
