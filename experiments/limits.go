@@ -57,14 +57,15 @@ const (
 // Time caps: a warm-up or offset past them is a typo (48h for 48s) that
 // would otherwise make the run hang with no output.
 const (
-	MaxLoadDuration = time.Hour        // one trial's duration, a ramp stage
-	MaxWarmup       = 30 * time.Minute // untimed load before each trial
-	MaxStart        = 30 * time.Minute // a group's offset from the trial start
-	MaxTimeout      = 10 * time.Minute // response and connect time-outs
-	MaxThink        = time.Minute      // one think time
-	MaxStartup      = 30 * time.Minute // waiting for a target to become ready
-	MaxCoolDown     = 30 * time.Minute // waiting for a quiet host, pauses
-	MaxDelay        = time.Minute      // the downstream's answer delay
+	MaxLoadDuration = time.Hour              // one trial's duration, a ramp stage
+	MinLoadDuration = 100 * time.Millisecond // below it a rate is mostly set-up
+	MaxWarmup       = 30 * time.Minute       // untimed load before each trial
+	MaxStart        = 30 * time.Minute       // a group's offset from the trial start
+	MaxTimeout      = 10 * time.Minute       // response and connect time-outs
+	MaxThink        = time.Minute            // one think time
+	MaxStartup      = 30 * time.Minute       // waiting for a target to become ready
+	MaxCoolDown     = 30 * time.Minute       // waiting for a quiet host, pauses
+	MaxDelay        = time.Minute            // the downstream's answer delay
 )
 
 // readDoc parses data into one YAML mapping with aliases and merge keys

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -166,7 +168,7 @@ func parse(file string, data []byte, profile string) (*Manifest, error) {
 	// it was made with and keeps that profile's claims, which were checked
 	// against the sweep they were written for when the run started; the
 	// narrowed sweep saved with it may not hold their values.
-	saved := profile == "" && m.Profile != ""
+	saved := profile == "" && m.Profile != "" && len(m.Profiles) == 0
 	m.Profile = profile
 	// Zero means "the default" for most fields, but a trials: 0 the author
 	// wrote is a mistake, not a request for the default five.
@@ -221,7 +223,9 @@ func decodeProblems(file string, err error, pos positions) Problems {
 			fmt.Sscan(m[1], &p.Line)
 			msg = m[2]
 		}
-		if b, ok := byLine[p.Line]; ok {
+		if path, n := fieldForValue(pos, p.Line, msg); n != nil {
+			p.Field, p.Col = path, n.Column
+		} else if b, ok := byLine[p.Line]; ok {
 			p.Field, p.Col = b.path, b.col
 		}
 		switch {
@@ -240,6 +244,32 @@ func decodeProblems(file string, err error, pos positions) Problems {
 		out = append(out, p)
 	}
 	return out
+}
+
+var quotedRE = regexp.MustCompile("`([^`]*)`")
+
+// fieldForValue finds the field on line whose value is the one a yaml.v3
+// message quotes ("cannot unmarshal !!int `2` into ..."), so that a
+// mistake in a one-line flow mapping names its own field, not the deepest
+// field on the line. The quote may be cut short with "...".
+func fieldForValue(pos positions, line int, msg string) (string, *yaml.Node) {
+	q := quotedRE.FindStringSubmatch(msg)
+	if q == nil {
+		return "", nil
+	}
+	val, cut := strings.CutSuffix(q[1], "...")
+	best, bestN := "", (*yaml.Node)(nil)
+	for path, n := range pos {
+		if n.Line != line || n.Kind != yaml.ScalarNode {
+			continue
+		}
+		if n.Value == val || cut && strings.HasPrefix(n.Value, val) {
+			if bestN == nil || len(path) > len(best) || len(path) == len(best) && path < best {
+				best, bestN = path, n
+			}
+		}
+	}
+	return best, bestN
 }
 
 // fieldsByLine maps each line to the deepest known field whose value
@@ -367,6 +397,15 @@ func checkKeys(file string, n *yaml.Node, t reflect.Type, path string, pos posit
 		return
 	}
 	switch t.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		// yaml.v3 truncates a float into an int field (trials: 2.5 runs
+		// 2), so a fraction where a count belongs is caught here.
+		if n.Kind == yaml.ScalarNode && n.Tag == "!!float" {
+			if x, err := strconv.ParseFloat(n.Value, 64); err == nil && x != math.Trunc(x) {
+				*probs = append(*probs, Problem{File: file, Line: n.Line, Col: n.Column, Field: path,
+					Msg: fmt.Sprintf("%s is not a whole number (write a count like %d)", n.Value, int64(math.Round(x)))})
+			}
+		}
 	case reflect.Struct:
 		if n.Kind != yaml.MappingNode {
 			return

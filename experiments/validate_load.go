@@ -108,6 +108,9 @@ func (m *Manifest) validateGroup(f string, g Group, bad badFunc) {
 		}
 		if g.Duration <= 0 {
 			bad(f+".duration", "an open model needs a duration > 0, like 30s")
+		} else if g.Rate > 0 && g.Rate*g.Duration.Seconds() < 1 {
+			// It would end "complete" with no request sent.
+			bad(f+".rate", "%g requests per second for %s sends less than one request (raise the rate or the duration)", g.Rate, g.Duration)
 		}
 	case "burst":
 		if g.Burst <= 0 && !swept["burst"] {
@@ -126,6 +129,9 @@ func (m *Manifest) validateGroup(f string, g Group, bad badFunc) {
 	}
 	checkRate(bad, f+".rate", g.Rate)
 	capDuration(bad, f+".duration", g.Duration, MaxLoadDuration)
+	if g.Duration > 0 && g.Duration < MinLoadDuration {
+		bad(f+".duration", "%s is shorter than %s: a trial that short measures connection set-up, not a rate (lengthen it)", g.Duration, MinLoadDuration)
+	}
 	capDuration(bad, f+".start", g.Start, MaxStart)
 	capDuration(bad, f+".timeout", g.Timeout, MaxTimeout)
 	capDuration(bad, f+".connect_timeout", g.ConnectTimeout, MaxTimeout)

@@ -110,6 +110,8 @@ func (m *Manifest) checkLoadSweep(f string, d SweepDim, loads map[string]string,
 			bad(vf, "%q is not a positive number", v)
 		case d.Load == "rate" && x > load.MaxRate:
 			bad(vf, "%s requests per second is more than the generator can pace (at most %g)", v, float64(load.MaxRate))
+		case d.Load == "rate" && g != nil && g.Duration > 0 && x*g.Duration.Seconds() < 1:
+			bad(vf, "%s requests per second for %s sends less than one request (raise it or the duration)", v, g.Duration)
 		case d.Load != "rate" && x != math.Trunc(x):
 			bad(vf, "%q is not a whole number of %s", v, d.Load)
 		case d.Load != "rate" && x > MaxUsers:
