@@ -64,6 +64,11 @@ var hostile = map[string]struct{ field, why string }{
 	"binary.yaml":                     {"YAML syntax", "binary junk"},
 	"unknown-key.yaml":                {"trails:", "a typo in a key"},
 	"duplicate-key.yaml":              {"trials", "a key written twice"},
+	"trials-float.yaml":               {"trials:", "yaml.v3 truncated trials: 2.5 to 2"},
+	"tiny-rate.yaml":                  {"load.rate:", "a rate that sends no request in the trial said complete"},
+	"tiny-duration.yaml":              {"load.duration:", "a 1 ns trial measures nothing"},
+	"host-header.yaml":                {"load:", "a Host header the generator sets itself (the generator's own check, at load time)"},
+	"seed-wrong-type.yaml":            {"claims[0].seed:", "a type error in a one-line claim names its own field"},
 }
 
 // TestHostileManifests loads every file of testdata/hostile: each must be
