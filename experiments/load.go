@@ -154,14 +154,20 @@ func parse(file string, data []byte, profile string) (*Manifest, error) {
 		}
 	}
 	pos := positions{"": root}
-	var probs Problems
-	checkKeys(file, root, reflect.TypeOf(Manifest{}), "", pos, &probs)
-	if len(probs) > 0 {
-		return nil, probs
-	}
+	// Unknown keys and type errors do not stop here: the rest is decoded
+	// and validated too, so one run of lint shows every problem. What
+	// validation then says about a field already reported is dropped, as
+	// it only echoes the first problem (a users: many that decoded as 0).
+	var early Problems
+	checkKeys(file, root, reflect.TypeOf(Manifest{}), "", pos, &early)
 	var m Manifest
 	if err := root.Decode(&m); err != nil {
-		return nil, decodeProblems(file, err, pos)
+		early = append(early, decodeProblems(file, err, pos)...)
+		// yaml.v3 abandons the whole mapping on a duplicate key, so
+		// everything else would look missing: report the duplicate alone.
+		if strings.Contains(err.Error(), "already defined at line") {
+			return nil, early
+		}
 	}
 	m.File = file
 	// A normalized manifest saved with a run (Marshal) names the profile
@@ -172,18 +178,39 @@ func parse(file string, data []byte, profile string) (*Manifest, error) {
 	m.Profile = profile
 	// Zero means "the default" for most fields, but a trials: 0 the author
 	// wrote is a mistake, not a request for the default five.
-	probs = m.checkWritten(pos)
+	late := m.checkWritten(pos)
 	m.Normalize()
 	if claimSweep == nil {
 		claimSweep = &m.Sweep
 	}
-	if probs = append(probs, m.validate(pos, claimScope{sweep: *claimSweep, values: !saved})...); len(probs) > 0 {
+	late = append(late, m.validate(pos, claimScope{sweep: *claimSweep, values: !saved})...)
+	probs := append(early, notUnder(late, early)...)
+	if len(probs) > 0 {
 		if HostOnly(probs) {
 			return &m, probs // valid, but not for this host: lint still reviews it
 		}
 		return nil, probs
 	}
 	return &m, nil
+}
+
+// notUnder drops the problems of ps that concern a field (or a part of a
+// field) that one of first already reports.
+func notUnder(ps, first Problems) Problems {
+	var out Problems
+	for _, p := range ps {
+		echo := false
+		for _, q := range first {
+			if q.Field != "" && (p.Field == q.Field || strings.HasPrefix(p.Field, q.Field+".") || strings.HasPrefix(p.Field, q.Field+"[")) {
+				echo = true
+				break
+			}
+		}
+		if !echo {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // ProfileNames lists the profiles a manifest file offers (plus "default").

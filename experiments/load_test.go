@@ -128,6 +128,14 @@ func TestProblems(t *testing.T) {
 				return strings.Replace(strings.Replace(s, "trials: 3", "trials: 0", 1), "burst: 300", "burst: -1", 1)
 			}, "",
 			[]string{"demo.yaml:12:9: trials: 0 trials would run nothing", "load.burst: a burst model needs burst > 0", "load.burst: must be between 0 and 1000000 (got -1)"}},
+		{"keys, types and values at once", "one lint run shows every kind of problem, without echoes of the first",
+			func(s string) string {
+				s = strings.Replace(s, "trials: 3", "trails: 3", 1)
+				s = strings.Replace(s, "burst: 300", "burst: many", 1)
+				return strings.Replace(s, "ready: /health", "ready: health", 1)
+			}, "",
+			[]string{`demo.yaml:12:1: trails: unknown key "trails"`, "demo.yaml:9:10: load.burst: cannot unmarshal !!str `many` into int (write a number)\n",
+				`demo.yaml:6:55: variants.own.ready: path "health" must start with /`}},
 		{"syntax", "broken YAML names the line",
 			func(s string) string { return strings.Replace(s, "trials: 3", "trials: [3", 1) }, "",
 			[]string{"demo.yaml:", "YAML syntax:"}},
