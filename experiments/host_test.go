@@ -3,6 +3,7 @@ package experiments
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -27,7 +28,11 @@ func TestHostProblems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			src := claimYAMLNoSweep
+			b, err := os.ReadFile("testdata/odd/plain.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := string(b)
 			if tt.edit != "" {
 				src = strings.Replace(src, "users: 10", tt.edit, 1)
 			} else {
@@ -44,17 +49,3 @@ func TestHostProblems(t *testing.T) {
 		})
 	}
 }
-
-const claimYAMLNoSweep = `name: demo
-title: A demo
-question: Does it work?
-variants:
-  platform: {target: spring-mvc}
-  virtual: {target: spring-mvc, properties: {spring.threads.virtual.enabled: true}}
-load:
-  model: closed
-  users: 10
-  duration: 2s
-  requests: [{path: /io}]
-trials: 3
-`

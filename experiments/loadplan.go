@@ -77,24 +77,12 @@ func Expand(s string, vars map[string]string) string {
 	return s
 }
 
-// loadPoints are the sweep points that change the load: the cartesian
-// product of the load dimensions only (property dimensions do not change
-// what the generator sends). One empty point without load dimensions;
-// none when there would be more than MaxCells (validateCells reports it).
-func (m *Manifest) loadPoints() []map[string]string {
-	n := 1
-	for _, d := range m.Sweep {
-		if d.Load != "" {
-			if n *= max(len(d.Values), 1); n > MaxCells {
-				return nil
-			}
-		}
-	}
+// Points is the cartesian product of the sweep's values, in manifest
+// order (the last dimension varies fastest); one empty point without a
+// sweep.
+func (s Sweep) Points() []map[string]string {
 	points := []map[string]string{{}}
-	for _, d := range m.Sweep {
-		if d.Load == "" {
-			continue
-		}
+	for _, d := range s {
 		var next []map[string]string
 		for _, p := range points {
 			for _, v := range d.Values {
@@ -108,4 +96,22 @@ func (m *Manifest) loadPoints() []map[string]string {
 		points = next
 	}
 	return points
+}
+
+// loadPoints are the sweep points that change the load: the product of
+// the load dimensions only (property dimensions do not change what the
+// generator sends). One empty point without load dimensions; none when
+// there would be more than MaxCells (validateCells reports it).
+func (m *Manifest) loadPoints() []map[string]string {
+	var dims Sweep
+	n := 1
+	for _, d := range m.Sweep {
+		if d.Load != "" {
+			dims = append(dims, d)
+			if n *= max(len(d.Values), 1); n > MaxCells {
+				return nil
+			}
+		}
+	}
+	return dims.Points()
 }

@@ -32,23 +32,7 @@ func jobKey(variant, point string, trial int) string {
 
 // Points is the cartesian product of the sweep, in manifest order; one
 // empty point without a sweep.
-func Points(m *experiments.Manifest) []map[string]string {
-	points := []map[string]string{{}}
-	for _, d := range m.Sweep {
-		var next []map[string]string
-		for _, p := range points {
-			for _, v := range d.Values {
-				q := map[string]string{d.Name: v}
-				for k, x := range p {
-					q[k] = x
-				}
-				next = append(next, q)
-			}
-		}
-		points = next
-	}
-	return points
-}
+func Points(m *experiments.Manifest) []map[string]string { return m.Sweep.Points() }
 
 // Cells is variants x points, variant-major.
 func Cells(m *experiments.Manifest) []Cell {
