@@ -2,10 +2,10 @@ package experiments
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/threadlab/threadlab/pipeline/stats"
@@ -192,7 +192,7 @@ func (m *Manifest) validateOver(f, kind string, c stats.Check, hasBound bool, cs
 	if len(over) != 1 {
 		bad(f+"."+kind, "needs exactly one sweep key, got %d (write one claim per key)", len(over))
 	}
-	for _, k := range sortedMapKeys(over) {
+	for _, k := range slices.Sorted(maps.Keys(over)) {
 		vs := over[k]
 		if len(vs) < 2 {
 			bad(f+"."+kind+"."+k, "needs at least 2 values, got %d (list the sweep values%s)", len(vs),
@@ -206,7 +206,7 @@ func (m *Manifest) validateOver(f, kind string, c stats.Check, hasBound bool, cs
 }
 
 func (m *Manifest) validateWhere(f string, c stats.Check, cs claimScope, bad badFunc) {
-	for _, k := range sortedMapKeys(c.Where) {
+	for _, k := range slices.Sorted(maps.Keys(c.Where)) {
 		if len(c.Where[k]) == 0 {
 			bad(f+".where."+k, "lists no values (list the sweep values to keep, or remove the key)")
 			continue
@@ -262,12 +262,3 @@ func (m *Manifest) groupNames() []string {
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
-
-func sortedMapKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

@@ -2,6 +2,8 @@ package experiments
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/threadlab/threadlab/env/targets"
@@ -68,7 +70,7 @@ func Commands(m *Manifest) []Command {
 		if m.Pinning.Target != "" {
 			c.Argv = append([]string{"taskset", "-c", m.Pinning.Target}, c.Argv...)
 		}
-		for _, k := range sortedMapKeys(v.Env) {
+		for _, k := range slices.Sorted(maps.Keys(v.Env)) {
 			c.Env = append(c.Env, k+"="+v.Env[k])
 		}
 		out = append(out, c)
@@ -126,7 +128,7 @@ func (m *Manifest) lintTrust(warn func(string, string, ...any)) {
 				}
 			}
 		}
-		for _, k := range sortedMapKeys(v.Env) {
+		for _, k := range slices.Sorted(maps.Keys(v.Env)) {
 			if why, ok := riskyEnv[k]; ok {
 				warn("variants."+v.Name+".env."+k, "%s %s: review it like code (a manifest is code; see Trust model in README.md)", k, why)
 			}

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -209,7 +210,7 @@ func (m *Manifest) validate(pos positions, cs claimScope) Problems {
 	}
 	capDuration(bad, "cooldown.max_wait", m.CoolDown.MaxWait, MaxCoolDown)
 	capDuration(bad, "cooldown.pause", m.CoolDown.Pause, MaxCoolDown)
-	for _, name := range sortedMapKeys(m.Profiles) {
+	for _, name := range slices.Sorted(maps.Keys(m.Profiles)) {
 		if name == "default" || !nameRE.MatchString(name) || len(name) > 64 {
 			bad("profiles."+name, "%q cannot be a profile name (lowercase letters, digits and dashes, like smoke or full; \"default\" means no profile)", name)
 		}
@@ -368,7 +369,7 @@ func (m *Manifest) validateVariants(bad badFunc) {
 				bad(fmt.Sprintf("%s.jvm[%d]", f, i), "empty or holds a NUL byte (remove it)")
 			}
 		}
-		for _, k := range sortedMapKeys(v.Properties) {
+		for _, k := range slices.Sorted(maps.Keys(v.Properties)) {
 			if !propertyRE.MatchString(k) {
 				bad(f+".properties."+k, "%q is not a Spring property name (letters, digits, '.', '-', '_' and [n], like server.tomcat.threads.max)", k)
 			}
@@ -376,7 +377,7 @@ func (m *Manifest) validateVariants(bad badFunc) {
 				bad(f+".properties."+k, "value holds a control character or line break (remove it)")
 			}
 		}
-		for _, k := range sortedMapKeys(v.Env) {
+		for _, k := range slices.Sorted(maps.Keys(v.Env)) {
 			if !envRE.MatchString(k) {
 				bad(f+".env."+k, "%q is not an environment variable name (letters, digits and _, not starting with a digit)", k)
 			}
@@ -384,7 +385,7 @@ func (m *Manifest) validateVariants(bad badFunc) {
 				bad(f+".env."+k, "value holds a NUL byte (remove it)")
 			}
 		}
-		for _, k := range sortedMapKeys(v.Vars) {
+		for _, k := range slices.Sorted(maps.Keys(v.Vars)) {
 			if !varRE.MatchString(k) || k == "random" || k == "port" || k == "downstream" {
 				bad(f+".vars."+k, "%q cannot be a variable name (lowercase letters, digits and _; not random, port or downstream)", k)
 			}

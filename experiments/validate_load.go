@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -218,7 +219,7 @@ func (m *Manifest) validateRequests(f string, g Group, bad badFunc) {
 					bad(rf+".path", "%v%s", err, viaVars(r.Path, v))
 				}
 			}
-			for _, k := range sortedMapKeys(r.Headers) {
+			for _, k := range slices.Sorted(maps.Keys(r.Headers)) {
 				if h := Expand(r.Headers[k], v.Vars); !seen[k+": "+h] {
 					seen[k+": "+h] = true
 					if err := load.CheckHeader(k, h); err != nil {
@@ -243,7 +244,7 @@ func viaVars(s string, v Variant) string {
 
 func mapValues(m map[string]string) []string {
 	out := make([]string, 0, len(m))
-	for _, k := range sortedMapKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, m[k])
 	}
 	return out
@@ -300,7 +301,7 @@ func pointNote(p map[string]string) string {
 		return ""
 	}
 	var parts []string
-	for _, k := range sortedMapKeys(p) {
+	for _, k := range slices.Sorted(maps.Keys(p)) {
 		parts = append(parts, k+"="+p[k])
 	}
 	return " at " + strings.Join(parts, ", ")
