@@ -2,11 +2,21 @@
 // strict decoding with positions, profiles, defaults, validation and the
 // methodology lint. The *.yaml files next to this package are the catalog.
 //
-// Data flow: Load reads a file, overlays the chosen profile at the YAML node
-// level (so every value keeps the line it came from), rejects unknown keys,
-// decodes into Manifest, fills defaults in one place (Normalize) and
-// validates everything at once. The pipeline receives the normalized
-// Manifest and saves its YAML form with the run.
+// Data flow: Load reads a file (at most MaxFileBytes), parses one YAML
+// document and expands aliases and merge keys against a node budget before
+// anything else walks the tree (limits.go), overlays the chosen profile at
+// the YAML node level (so every value keeps the line it came from), rejects
+// unknown keys, decodes into Manifest, fills defaults in one place
+// (Normalize) and validates everything at once: the manifest itself
+// (validate.go), its load as the generator will see it, per variant and
+// sweep point (validate_load.go, loadplan.go, pipeline/load's own checks),
+// its sweeps (validate_sweep.go) and its claims (claims.go, the one home of
+// claim validation). Every problem is a Problem with file, line, column,
+// field and fix; the loader never panics. The pipeline receives the
+// normalized Manifest, turns it into load plans with LoadGroups and saves
+// its YAML form with the run (marshal.go). Lint reviews the design
+// (lint.go) and shows what the manifest will run (trust.go: a manifest is
+// code, like a Makefile).
 package experiments
 
 import (
