@@ -28,7 +28,8 @@ type claimScope struct {
 // badFunc reports one problem at a dotted field path.
 type badFunc func(field, format string, a ...any)
 
-var claimIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// claimIDRE: words of letters and digits joined by single ., _ or -.
+var claimIDRE = regexp.MustCompile(`^[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*$`)
 
 func (m *Manifest) validateClaims(bad badFunc, cs claimScope) {
 	ids := map[string]bool{}
@@ -40,7 +41,7 @@ func (m *Manifest) validateClaims(bad badFunc, cs claimScope) {
 		case ids[c.ID]:
 			bad(f+".id", "claim %q appears twice (give each claim its own id)", c.ID)
 		case !claimIDRE.MatchString(c.ID):
-			bad(f+".id", "%q is not a slug (use letters, digits, '.', '_' and '-', like platform-plateaus)", c.ID)
+			bad(f+".id", "%q is not a slug (words of letters and digits joined by single '.', '_' or '-', like platform-plateaus)", c.ID)
 		}
 		ids[c.ID] = true
 		if strings.TrimSpace(c.Says) == "" {

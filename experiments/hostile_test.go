@@ -65,6 +65,7 @@ var hostile = map[string]struct{ field, why string }{
 	"unknown-key.yaml":                {"trails:", "a typo in a key"},
 	"duplicate-key.yaml":              {"trials", "a key written twice"},
 	"trials-float.yaml":               {"trials:", "yaml.v3 truncated trials: 2.5 to 2"},
+	"title-script-marker.yaml":        {"title: holds __f__", "issue 15: the report turned __f__ text in any chart string into script"},
 	"tiny-rate.yaml":                  {"load.rate:", "a rate that sends no request in the trial said complete"},
 	"tiny-duration.yaml":              {"load.duration:", "a 1 ns trial measures nothing"},
 	"host-header.yaml":                {"load:", "a Host header the generator sets itself (the generator's own check, at load time)"},

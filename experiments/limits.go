@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -194,6 +195,13 @@ func (x *expander) expand(n *yaml.Node, depth int, path string) *yaml.Node {
 		x.mapping(&c, n, depth, path)
 	default:
 		c.Content = nil
+		// go-echarts marks functions in chart options with __f__ and the
+		// report strips the markers from every string, so this text in any
+		// value that reaches a chart would run as script in the page.
+		if strings.Contains(n.Value, "__f__") {
+			x.probs = append(x.probs, Problem{File: x.file, Line: n.Line, Col: n.Column, Field: path,
+				Msg: "holds __f__, the chart library's function marker, which would run as script in the report (remove it)"})
+		}
 	}
 	if x.over {
 		return nil
