@@ -62,3 +62,22 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParse measures the loader on the largest catalog manifest and
+// on the alias bomb, whose refusal must stay in milliseconds (it is
+// bounded by MaxNodes, not by the 10^9 nodes it fans out to).
+func BenchmarkParse(b *testing.B) {
+	for _, f := range []string{"event-loop-starvation.yaml", "testdata/hostile/alias-bomb.yaml", "testdata/hostile/alias-bomb-in-known-key.yaml"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(filepath.Base(f), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				Parse(f, data, "")
+			}
+		})
+	}
+}
