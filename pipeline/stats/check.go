@@ -179,14 +179,3 @@ func (c Check) Validate(variants []string, sweepKeys []string) error {
 	}
 	return errors.Join(errs...)
 }
-
-// sortedKeys returns the keys of m in order, so that messages and evidence
-// come out the same on every run.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
