@@ -164,11 +164,14 @@ func leaning(u unit) string {
 	if math.IsNaN(u.est) {
 		return ""
 	}
-	all := true
+	// On a bound exactly, the estimate leans nowhere (a tie).
+	all, beyond := true, false
 	for _, s := range u.sides {
-		in := (s.above && u.est >= s.bound) || (!s.above && u.est <= s.bound)
-		if !in {
+		if !((s.above && u.est > s.bound) || (!s.above && u.est < s.bound)) {
 			all = false
+		}
+		if (s.above && u.est < s.bound) || (!s.above && u.est > s.bound) {
+			beyond = true
 		}
 	}
 	if u.noCI { // trends: the test's own direction
@@ -180,10 +183,13 @@ func leaning(u unit) string {
 		}
 		return ""
 	}
-	if all {
+	switch {
+	case all:
 		return Supported
+	case beyond:
+		return Contradicted
 	}
-	return Contradicted
+	return ""
 }
 
 // interval formats the unit's interval for prose, "" without one.
