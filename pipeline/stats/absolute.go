@@ -89,6 +89,9 @@ func absoluteUnit(s *series, what string, bounds []side, o Options) unit {
 		}
 		u.sides = append(u.sides, b)
 	}
+	if !o.needCI(u.sides) {
+		return u
+	}
 	r := newResampler(o.Seed, s.label+"|"+what)
 	u.lo, u.hi = r.interval([]sample{smp}, o.resamples(), o.level(), func(m []float64) float64 { return m[0] })
 	return u

@@ -22,6 +22,7 @@ const Resamples = 10000
 type sample struct {
 	units []float64
 	forks [][]float64
+	flat  []float64 // the units sorted, when every fork has one value (the plain bootstrap)
 }
 
 // newSample builds a sample from a cell's values or forks.
@@ -32,6 +33,8 @@ func newSample(values []float64, forks [][]float64) sample {
 			s.units = append(s.units, x)
 			s.forks = append(s.forks, []float64{x})
 		}
+		s.flat = slices.Clone(values)
+		slices.Sort(s.flat)
 		return s
 	}
 	for _, f := range forks {
@@ -51,10 +54,11 @@ func newSample(values []float64, forks [][]float64) sample {
 // Resampling both levels keeps the between-fork variance (JVM to JVM) in
 // the interval, which resampling pooled iterations would hide.
 type resampler struct {
-	rng   *rand.Rand
-	fork  []float64 // scratch: one resampled fork
-	meds  []float64 // scratch: resampled fork medians
-	stats []float64 // one statistic per resample
+	rng    *rand.Rand
+	fork   []float64 // scratch: one resampled fork
+	meds   []float64 // scratch: resampled fork medians
+	stats  []float64 // one statistic per resample
+	counts []int     // scratch: draws per index (flatMedian)
 }
 
 func newResampler(seed int64, label string) *resampler {
@@ -63,6 +67,9 @@ func newResampler(seed int64, label string) *resampler {
 
 // median draws one resampled median of s.
 func (r *resampler) median(s sample) float64 {
+	if s.flat != nil {
+		return r.flatMedian(s.flat)
+	}
 	r.meds = r.meds[:0]
 	for range s.forks {
 		f := s.forks[r.rng.IntN(len(s.forks))]
@@ -77,6 +84,36 @@ func (r *resampler) median(s sample) float64 {
 		r.meds = append(r.meds, sortedMedian(r.fork))
 	}
 	return sortedMedian(r.meds)
+}
+
+// flatMedian draws a resampled median of sorted values (one per fork)
+// without sorting: it counts how often each index is drawn and walks the
+// counts to the middle, O(n) instead of O(n²) for the insertion sort.
+func (r *resampler) flatMedian(sorted []float64) float64 {
+	n := len(sorted)
+	if cap(r.counts) < n {
+		r.counts = make([]int, n)
+	}
+	counts := r.counts[:n]
+	clear(counts)
+	for range n {
+		counts[r.rng.IntN(n)]++
+	}
+	// the k-th smallest (0-based) of the resample
+	kth := func(k int) float64 {
+		seen := 0
+		for i, c := range counts {
+			seen += c
+			if seen > k {
+				return sorted[i]
+			}
+		}
+		return sorted[n-1]
+	}
+	if n%2 == 1 {
+		return kth(n / 2)
+	}
+	return (kth(n/2-1) + kth(n/2)) / 2
 }
 
 // interval returns the alpha and 1-alpha percentiles (nearest rank) of

@@ -46,6 +46,9 @@ func ratioUnit(label, nameA, nameB string, a, b *series, bounds []side, o Option
 		u.closed = true
 		return u
 	}
+	if !o.needCI(u.sides) {
+		return u
+	}
 	r := newResampler(o.Seed, label+"|"+what)
 	u.lo, u.hi = r.interval([]sample{sa, sb}, o.resamples(), o.level(), func(m []float64) float64 {
 		if m[1] <= 0 {

@@ -43,6 +43,23 @@ type Options struct {
 	Resamples  int        // bootstrap resamples; 0 means Resamples
 	Sequential Sequential // the look this evaluation is; zero value: a single look
 	Version    string     // the threadlab version deciding, recorded in the verdict
+	// lazyCI skips the bootstrap at units where no test is significant,
+	// since the interval cannot change their status then; the calibration
+	// suite sets it (the verdicts are identical, only evidence differs).
+	lazyCI bool
+}
+
+// needCI reports whether a unit's interval must be computed.
+func (o Options) needCI(sides []side) bool {
+	if !o.lazyCI {
+		return true
+	}
+	for _, s := range sides {
+		if s.pClaim <= o.level() || s.pOpp <= o.level() {
+			return true
+		}
+	}
+	return false
 }
 
 func (o Options) alpha() float64 {

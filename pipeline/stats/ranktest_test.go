@@ -5,7 +5,6 @@ import (
 	"testing"
 )
 
-
 // TestMannWhitneyExact checks the exact distribution and tails against
 // hand counts.
 func TestMannWhitneyExact(t *testing.T) {
