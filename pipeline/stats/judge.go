@@ -120,7 +120,7 @@ func judgeUnit(u unit, level float64, supAdj [][]float64, oppAdj []float64, i, n
 			est.Status, est.leans = Contradicted, Contradicted
 			est.P, est.PAdj = s.pOpp, oppAdj[j]
 			est.Reason = fmt.Sprintf("%s = %s%s is outside %s: %s in the other direction p=%s%s",
-				u.what, fmtRatio(u.est), u.interval(), s, u.test, fmtP(s.pOpp), fmtHolm(oppAdj[j], nOpp, "tests"))
+				u.what, fmtRatio(u.est), u.intervalAt(level), s, u.test, fmtP(s.pOpp), fmtHolm(oppAdj[j], nOpp, "tests"))
 			return est
 		}
 	}
@@ -131,12 +131,12 @@ func judgeUnit(u unit, level float64, supAdj [][]float64, oppAdj []float64, i, n
 		}
 		est.Status, est.leans = Supported, Supported
 		est.Reason = fmt.Sprintf("%s = %s%s clears %s; %s p=%s%s",
-			u.what, fmtRatio(u.est), u.interval(), strings.Join(claim, " and "), u.test, fmtP(est.P),
+			u.what, fmtRatio(u.est), u.intervalAt(level), strings.Join(claim, " and "), u.test, fmtP(est.P),
 			fmtHolm(est.PAdj, nUnits, "tests"))
 		return est
 	}
 	est.Status = Inconclusive
-	est.Reason = fmt.Sprintf("%s = %s%s: %s", u.what, fmtRatio(u.est), u.interval(), strings.Join(claimWhy, "; "))
+	est.Reason = fmt.Sprintf("%s = %s%s: %s", u.what, fmtRatio(u.est), u.intervalAt(level), strings.Join(claimWhy, "; "))
 	return est
 }
 
@@ -190,12 +190,4 @@ func leaning(u unit) string {
 		return Contradicted
 	}
 	return ""
-}
-
-// interval formats the unit's interval for prose, "" without one.
-func (u unit) interval() string {
-	if u.noCI || math.IsNaN(u.lo) {
-		return ""
-	}
-	return fmt.Sprintf(" (CI %s–%s)", fmtRatio(u.lo), fmtRatio(u.hi))
 }
