@@ -14,7 +14,8 @@ import (
 // log(value/bound): run times and rates are multiplicative, so their logs
 // are close to symmetric, which the signed-rank test assumes, and it uses
 // the sizes of the differences, not only their signs. Otherwise (a count
-// that can be 0, a bound of 0) it is the sign test, which needs no symmetry
+// that can be 0, a bound of 0, a replicate exactly on the bound) it is the
+// sign test, which needs no symmetry
 // and counts a replicate equal to the bound as meeting it: five trials with
 // 0 errors support "errors at_most 0" with p = 1/2^5 = 0.031. Either way the
 // bootstrap interval of the median must also lie within the bound.
@@ -62,6 +63,11 @@ func absoluteUnit(s *series, what string, bounds []side, o Options) unit {
 	}
 	for _, x := range smp.units {
 		logScale = logScale && x > 0
+		for _, b := range bounds {
+			// A replicate on the bound (8 threads, at_most 8) meets it; the
+			// signed-rank test would drop it as a zero difference.
+			logScale = logScale && x != b.bound
+		}
 	}
 	u.test = "one-sided sign test"
 	if logScale {
