@@ -27,10 +27,9 @@ func evalAbsolute(c Check, byVariant map[string][]*series, o Options) evaluation
 		"or the bound is not positive, Holm across points; supported when significant at level %s and the %s bootstrap "+
 		"interval of the median (%s) lies within %s; contradicted by the mirror test",
 		name, c.Metric, fmtP(o.level()), confName(o.level()), resampleText(o), sidesText(bounds))
-	e.problems = append(e.problems, missingAtWhere(c.Where, byVariant, name)...)
+	e.missing(missingAtWhere(c.Where, byVariant, name)...)
 	if len(byVariant[name]) == 0 && len(c.Where) == 0 {
-		e.problems = append(e.problems, fmt.Sprintf("no data for variant %s (metric %s)", name, c.Metric))
-		e.closed = true
+		e.missing(fmt.Sprintf("no data for variant %s (metric %s)", name, c.Metric))
 		return e
 	}
 	var units []unit

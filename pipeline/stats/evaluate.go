@@ -274,6 +274,15 @@ type evaluation struct {
 	method   string
 }
 
+// missing records problems that more trials of the same design cannot
+// fix: a variant, point or level the run has no data for.
+func (e *evaluation) missing(problems ...string) {
+	if len(problems) > 0 {
+		e.problems = append(e.problems, problems...)
+		e.closed = true
+	}
+}
+
 // decide turns per-unit estimates and problems into the verdict.
 func (e evaluation) decide(v *Verdict) {
 	var decider *Estimate

@@ -60,7 +60,7 @@ func (sl *slice) present(e *evaluation, variant, key string) []level {
 			if sl.label != "" {
 				at += ", " + sl.label
 			}
-			e.problems = append(e.problems, fmt.Sprintf("no data for variant %s at %s", variant, at))
+			e.missing(fmt.Sprintf("no data for variant %s at %s", variant, at))
 			continue
 		}
 		out = append(out, l)
@@ -88,9 +88,8 @@ func evalFlat(c Check, byVariant map[string][]*series, o Options) evaluation {
 	sls := slicesOver(byVariant[name], key, values)
 	if len(sls) == 0 {
 		for _, v := range values {
-			e.problems = append(e.problems, fmt.Sprintf("no data for variant %s at %s=%s", name, key, v))
+			e.missing(fmt.Sprintf("no data for variant %s at %s=%s", name, key, v))
 		}
-		e.closed = true
 		return e
 	}
 	var units []unit

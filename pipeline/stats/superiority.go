@@ -13,7 +13,7 @@ func evalCompare(c Check, byVariant map[string][]*series, o Options) evaluation 
 	nameA, nameB := c.Compare[0], c.Compare[1]
 	bounds := checkSides(c)
 	e := evaluation{method: compareMethod(c, bounds, o)}
-	e.problems = append(e.problems, missingAtWhere(c.Where, byVariant, nameA, nameB)...)
+	e.missing(missingAtWhere(c.Where, byVariant, nameA, nameB)...)
 	var units []unit
 	var pairs [][2]*series
 	for _, p := range pairUp(&e, byVariant, c) {
@@ -66,8 +66,7 @@ func pairUp(e *evaluation, byVariant map[string][]*series, c Check) [][2]*series
 	var labels []*series
 	for _, name := range []string{nameA, nameB} {
 		if len(byVariant[name]) == 0 && len(c.Where) == 0 {
-			e.problems = append(e.problems, fmt.Sprintf("no data for variant %s (metric %s)", name, c.Metric))
-			e.closed = true
+			e.missing(fmt.Sprintf("no data for variant %s (metric %s)", name, c.Metric))
 		}
 		for _, s := range byVariant[name] {
 			if find(labels, s.label) == nil {
@@ -81,9 +80,9 @@ func pairUp(e *evaluation, byVariant map[string][]*series, c Check) [][2]*series
 		a, b := find(byVariant[nameA], s.label), find(byVariant[nameB], s.label)
 		switch {
 		case a == nil && len(byVariant[nameA]) > 0:
-			e.problems = append(e.problems, fmt.Sprintf("no data for variant %s at %s", nameA, pointName(s.label)))
+			e.missing(fmt.Sprintf("no data for variant %s at %s", nameA, pointName(s.label)))
 		case b == nil && len(byVariant[nameB]) > 0:
-			e.problems = append(e.problems, fmt.Sprintf("no data for variant %s at %s", nameB, pointName(s.label)))
+			e.missing(fmt.Sprintf("no data for variant %s at %s", nameB, pointName(s.label)))
 		case a != nil && b != nil:
 			out = append(out, [2]*series{a, b})
 		}

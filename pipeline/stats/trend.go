@@ -31,9 +31,8 @@ func evalTrend(c Check, byVariant map[string][]*series, o Options) evaluation {
 	sls := slicesOver(byVariant[name], key, values)
 	if len(sls) == 0 {
 		for _, v := range values {
-			e.problems = append(e.problems, fmt.Sprintf("no data for variant %s at %s=%s", name, key, v))
+			e.missing(fmt.Sprintf("no data for variant %s at %s=%s", name, key, v))
 		}
-		e.closed = true
 		return e
 	}
 	var units []unit
