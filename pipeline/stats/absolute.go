@@ -34,7 +34,7 @@ func evalAbsolute(c Check, byVariant map[string][]*series, o Options) evaluation
 	}
 	var units []unit
 	for _, s := range byVariant[name] {
-		weakFlags(&e, name, s, c.Metric)
+		noteFlags(&e, name, s, c.Metric)
 		units = append(units, absoluteUnit(s, name+" "+c.Metric, bounds, o))
 	}
 	e.points = judge(units, o.level())

@@ -270,6 +270,7 @@ type evaluation struct {
 	flags    []string
 	notes    []string // one sentence per flagged cell, after the per-unit evidence
 	whole    string   // how to name the unit "" in prose ("the only point", "across pool")
+	units    string   // the plural of a unit in prose: "points" (default), "pairs", "slices"
 	evidence []string
 	method   string
 }
@@ -343,7 +344,7 @@ func (e evaluation) decide(v *Verdict) {
 			v.Reason = "supported: " + decider.Reason
 		} else {
 			v.Reason = fmt.Sprintf("supported at all %d %s; weakest %s: %s",
-				len(e.points), unitsName(e.whole), e.at(decider.Point), decider.Reason)
+				len(e.points), orDefault(e.units, "points"), e.at(decider.Point), decider.Reason)
 		}
 	default:
 		v.Reason = "no sweep point matched the check (check where and the sweep values)"
@@ -359,14 +360,6 @@ func (e evaluation) decide(v *Verdict) {
 	if decider != nil {
 		v.Point, v.Ratio, v.Low, v.High, v.P = decider.Point, decider.Ratio, decider.Low, decider.High, decider.PAdj
 	}
-}
-
-// unitsName names a claim's units in the plural for prose.
-func unitsName(whole string) string {
-	if strings.HasPrefix(whole, "across") {
-		return "pairs"
-	}
-	return "points"
 }
 
 // at names a unit in prose: "at pool=400", or the evaluation's name for

@@ -80,7 +80,7 @@ func evalFlat(c Check, byVariant map[string][]*series, o Options) evaluation {
 	name := c.Variant
 	limit := 1 + c.tolerance()
 	bounds := []side{{bound: 1 / limit, above: true}, {bound: limit}}
-	e := evaluation{whole: "across " + key}
+	e := evaluation{whole: "across " + key, units: "pairs"}
 	e.method = fmt.Sprintf("flat_over: TOST (two one-sided Mann-Whitney U tests) of every pair of %s's levels %s = %s "+
 		"against the band %s–%s of their ratio of medians, Holm across all pairs; supported when significant at level %s "+
 		"and the %s bootstrap interval (%s) lies in the band; contradicted by the mirror test",
@@ -97,7 +97,7 @@ func evalFlat(c Check, byVariant map[string][]*series, o Options) evaluation {
 		present := sl.present(&e, name, key)
 		var meds []float64
 		for _, l := range present {
-			weakFlags(&e, name, l.s, c.Metric)
+			noteFlags(&e, name, l.s, c.Metric)
 			meds = append(meds, median(l.s.sample().units))
 		}
 		prefix := ""

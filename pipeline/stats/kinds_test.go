@@ -135,3 +135,30 @@ func TestEvaluateSequential(t *testing.T) {
 		t.Errorf("zero denominator: status %q decided %v, want inconclusive and decided", v.Status, Decided(v))
 	}
 }
+
+// TestHierarchicalBootstrap: when forks differ from each other far more
+// than iterations within a fork, the fork-level interval must show it;
+// pooling the iterations as if independent would hide it.
+func TestHierarchicalBootstrap(t *testing.T) {
+	// Five forks at 80, 90, 100, 110, 120 with iterations ±0.5 around each.
+	var forks [][]float64
+	var pooled []float64
+	for _, m := range []float64{80, 90, 100, 110, 120} {
+		f := []float64{m - 0.5, m, m + 0.5, m - 0.25, m + 0.25}
+		forks = append(forks, f)
+		pooled = append(pooled, f...)
+	}
+	interval := func(s sample) (float64, float64) {
+		return newResampler(1, "x").interval([]sample{s}, 2000, 0.05, func(m []float64) float64 { return m[0] })
+	}
+	hLo, hHi := interval(newSample(nil, forks))
+	pLo, pHi := interval(newSample(pooled, nil))
+	// The fork medians are 80..120, so the resampled median of 5 forks ranges over them: the 90%
+	// interval spans at least 90-110. The pooled 25 iterations give a median interval a few units wide.
+	if !(hLo <= 90 && hHi >= 110) {
+		t.Errorf("hierarchical interval %v-%v, want at least 90-110", hLo, hHi)
+	}
+	if !(hHi-hLo > 2*(pHi-pLo)) {
+		t.Errorf("hierarchical interval %v-%v is not wider than the pooled one %v-%v", hLo, hHi, pLo, pHi)
+	}
+}

@@ -86,11 +86,11 @@ func pick(c Check, cells []Cell) (map[string][]*series, string) {
 	return byVariant, ""
 }
 
-// weakFlags runs Flags on one series and records every flag in the
+// noteFlags runs Flags on one series and records every flag in the
 // evaluation's flags and notes. Flags are evidence only: since issue 9 they
 // never gate a verdict, because a gate on the extremes of the trials gets
 // harder to pass as trials are added.
-func weakFlags(e *evaluation, variant string, s *series, m string) {
+func noteFlags(e *evaluation, variant string, s *series, m string) {
 	where := variant
 	if s.label != "" {
 		where += ", " + s.label

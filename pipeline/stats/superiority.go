@@ -18,8 +18,8 @@ func evalCompare(c Check, byVariant map[string][]*series, o Options) evaluation 
 	var pairs [][2]*series
 	for _, p := range pairUp(&e, byVariant, c) {
 		label := p[0].label
-		weakFlags(&e, nameA, p[0], c.Metric)
-		weakFlags(&e, nameB, p[1], c.Metric)
+		noteFlags(&e, nameA, p[0], c.Metric)
+		noteFlags(&e, nameB, p[1], c.Metric)
 		units = append(units, ratioUnit(label, nameA, nameB, p[0], p[1], bounds, o))
 		pairs = append(pairs, p)
 	}

@@ -24,7 +24,7 @@ func evalTrend(c Check, byVariant map[string][]*series, o Options) evaluation {
 	values := over[key]
 	name := c.Variant
 	dir := map[bool]string{true: "increases", false: "decreases"}[up]
-	e := evaluation{whole: "across " + key}
+	e := evaluation{whole: "across " + key, units: "slices"}
 	e.method = fmt.Sprintf("trend: one-sided Jonckheere-Terpstra test that %s %s %s over %s = %s (in that order), Holm across "+
 		"slices; supported when significant at level %s; contradicted by the test in the other direction",
 		name, c.Metric, dir, key, strings.Join(values, ", "), fmtP(o.level()))
@@ -43,7 +43,7 @@ func evalTrend(c Check, byVariant map[string][]*series, o Options) evaluation {
 		var groups [][]float64
 		var meds []float64
 		for _, l := range present {
-			weakFlags(&e, name, l.s, c.Metric)
+			noteFlags(&e, name, l.s, c.Metric)
 			if p := fewReplicates(name, l.s); p != "" && u.problem == "" {
 				u.problem = p
 			}
