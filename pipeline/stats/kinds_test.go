@@ -162,3 +162,20 @@ func TestHierarchicalBootstrap(t *testing.T) {
 		t.Errorf("hierarchical interval %v-%v is not wider than the pooled one %v-%v", hLo, hHi, pLo, pHi)
 	}
 }
+
+// TestIssue9PoolSweep is the case the issue reports: platform rps over
+// pools 20 and 40 differ by 0.2% against a ±10% tolerance, 5 trials each,
+// and was inconclusive because the old rule tested the difference
+// ("Mann-Whitney highest vs lowest p=1"). As an equivalence test it is
+// decided: both one-sided tests are fully separated, 1/C(10,5) = 1/252.
+func TestIssue9PoolSweep(t *testing.T) {
+	cells := []Cell{
+		{Variant: "platform", Metric: "rps", Point: at("pool", "20"), Values: []float64{1000, 1002, 1001, 999, 1003}},
+		{Variant: "platform", Metric: "rps", Point: at("pool", "40"), Values: []float64{1004, 1001, 1003, 1005, 1002}},
+	}
+	check := Check{Metric: "rps", Variant: "platform", FlatOver: map[string][]string{"pool": {"20", "40"}}}
+	v := Evaluate("platform-plateaus", "flat", check, cells, 1)
+	if v.Status != Supported || !near(v.P, 1.0/252) || !near(v.Ratio, 1003.0/1001) {
+		t.Errorf("status %q p %v ratio %v, want supported with p = 1/252 at 1003/1001; reason %q", v.Status, v.P, v.Ratio, v.Reason)
+	}
+}
