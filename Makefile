@@ -46,6 +46,9 @@ test-short: ## unit tests only (no JVM, no PostgreSQL, no Chromium)
 bench: ## Go benchmarks (speed and allocation targets live here, not in unit tests)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+calibration: ## Monte Carlo error rates and power of every claim test, as the markdown table in METHODOLOGY.md (minutes; REPS=1000)
+	@cd pipeline/stats && $(GO) test -run '^TestCalibrationTable$$' -calibration -calibration.reps $(or $(REPS),1000) -count=1 -timeout 120m . | grep -v -e '^PASS$$' -e '^ok '
+
 bench-loadgen: ## our load generator vs wrk vs a net/http client, side by side, pinned
 	scripts/bench-loadgen.sh
 

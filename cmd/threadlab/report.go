@@ -25,8 +25,9 @@ func init() {
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	reportsDir := fs.String("reports", "reports", "where the static site goes")
+	reevaluate := fs.Bool("reevaluate", false, "recompute each run's claim verdicts with today's rules first, keeping the old ones in "+record.PreviousVerdictsFile)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: threadlab report [--reports DIR] data/<experiment>/<run-id> ...")
+		fmt.Fprintln(stderr, "usage: threadlab report [--reports DIR] [--reevaluate] data/<experiment>/<run-id> ...")
 		fmt.Fprintln(stderr, "       threadlab report [--reports DIR] data/<experiment>   (every run of it)")
 		fs.PrintDefaults()
 	}
@@ -59,6 +60,11 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, dir := range runs {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if *reevaluate {
+			if err := reevaluateRun(dir, stdout); err != nil {
+				return err
+			}
 		}
 		r, err := record.Read(dir)
 		if err != nil {

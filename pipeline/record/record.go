@@ -416,29 +416,6 @@ func Runs(dataDir, experiment string) ([]string, error) {
 	return out, nil
 }
 
-// Verdict is one entry of verdicts.json: a claim and what the data says of it.
-type Verdict struct {
-	ID       string    `json:"id"`
-	Says     string    `json:"says"`
-	Status   string    `json:"status"`           // supported, contradicted, inconclusive
-	Reason   string    `json:"reason,omitempty"` // why the status is what it is, in one sentence
-	Leans    string    `json:"leans,omitempty"`  // inconclusive only: what the medians alone say
-	Evidence []string  `json:"evidence"`
-	Ratio    float64   `json:"ratio,omitempty"`
-	Low      float64   `json:"ci_low,omitempty"`
-	High     float64   `json:"ci_high,omitempty"`
-	P        float64   `json:"p,omitempty"`
-	Flags    []string  `json:"flags,omitempty"`
-	Decision *Decision `json:"decision,omitempty"`
-}
-
-// Decision is a row of the decision framework a claim backs.
-type Decision struct {
-	When string `json:"when"` // the situation, e.g. "I/O-bound, blocking JDBC"
-	Pick string `json:"pick"` // the variant to choose
-	Then string `json:"then,omitempty"`
-}
-
 // ReadVerdicts decodes verdicts.json of a run (nil when absent).
 func (r *Run) ReadVerdicts() ([]Verdict, error) {
 	if len(r.Verdicts) == 0 {

@@ -1,9 +1,5 @@
 package stats
 
-import (
-	"slices"
-)
-
 // Check is the machine-readable part of a claim in a manifest. It reads as
 // a sentence about medians across trials:
 //
@@ -66,13 +62,3 @@ func (c Check) tolerance() float64 {
 	return DefaultTolerance
 }
 
-// sortedKeys returns the keys of m in order, so that messages and evidence
-// come out the same on every run.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}

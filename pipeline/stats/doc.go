@@ -3,12 +3,49 @@
 // of the median), noise flags, pairwise comparisons (Mann-Whitney U with Holm's
 // correction and a noise band) and claim verdicts.
 //
-// It is a leaf: pure functions over []float64, no I/O, no other threadlab
-// package. Data moves through it like this: the pipeline groups trial values
-// into cells (variant x sweep point x group x metric), calls Summarize and
-// Flags per cell for summary.csv, Compare (then AdjustHolm across the sweep)
-// for the report and `threadlab diff`, and Evaluate per manifest claim for
-// verdicts.json.
+// It is a leaf but for pipeline/metric (which direction is better): pure
+// functions over plain values, no I/O. Data moves through it like this: the
+// pipeline groups trial values into cells (variant x sweep point x group x
+// metric), calls Summarize and Flags per cell for summary.csv, Compare (then
+// AdjustHolm across the sweep) for the report and `threadlab diff`, and
+// EvaluateWith per manifest claim for verdicts.json (pipeline/record holds
+// the on-disk shape).
+//
+// # Claims
+//
+// Each kind of check has one established one-sided test, named in the
+// verdict's method and evidence: Mann-Whitney U of A against r×B for
+// superiority (superiority.go), two one-sided tests (TOST) for a band
+// (equivalence.go), TOST of every pair of levels for flat_over (flat.go),
+// Wilcoxon signed-rank or the sign test against the bound for absolute
+// checks (absolute.go), Jonckheere-Terpstra for increases_over and
+// decreases_over (trend.go). A unit supports a claim when its tests are
+// significant after Holm and its bootstrap interval (bootstrap.go) lies on
+// the claimed side; judge.go applies that rule to every kind, and prose.go
+// writes the sentences. The calibration suite (calibration_test.go, `make
+// calibration`) measures the error rates and power of each kind.
+//
+// A cell's Values are one value per independent replicate. When a cell
+// carries Forks (iterations within each fresh JVM), the replicate is the
+// fork: tests compare per-fork medians and intervals resample forks, then
+// iterations within them. Fewer than MinReplicates per cell keeps a claim
+// inconclusive.
+//
+// # Sequential trials
+//
+// A pipeline that adds rounds of trials until its claims are decided
+// evaluates after every round with Options.Sequential set to the look:
+//
+//	o := stats.Options{Seed: seed, Version: version, Sequential: stats.TrialLooks(n, minTrials, maxTrials)}
+//	v := stats.EvaluateWith(id, says, check, cells, o)
+//	if stats.Decided(v) || n == maxTrials { stop adding rounds for the cells this claim reads }
+//
+// TrialLooks(n, min, max) is look n−min+1 of max−min+1 with information
+// fraction n/max. Each test then runs at the nominal level of a Lan-DeMets
+// alpha-spending boundary (O'Brien-Fleming type by default, Pocock type on
+// request), so the chance of a false verdict over all looks stays at Alpha.
+// Decided is true for supported, contradicted, and for inconclusive verdicts
+// that more trials cannot change (a zero denominator, a missing variant).
 //
 // The package exists because of seed 000: a single trial swung by more than
 // 50% between identical runs, more than the differences being claimed, and

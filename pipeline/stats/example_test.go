@@ -39,3 +39,33 @@ func ExampleCompare() {
 	// -21.3% p=0.0022 n=6+6
 	// ~ (p=0.82 >= 0.05: no significant difference)
 }
+
+// An absolute check on one variant: five trials without a single error
+// support "errors at_most 0" by the sign test, p = 1/2^5.
+func ExampleEvaluateWith_absolute() {
+	check := stats.Check{Metric: "errors", Variant: "webflux", AtMost: stats.F(0)}
+	cells := []stats.Cell{{Variant: "webflux", Metric: "errors", Values: []float64{0, 0, 0, 0, 0}}}
+	v := stats.EvaluateWith("no-errors", "WebFlux serves the burst without errors", check, cells, stats.Options{Seed: 1})
+	fmt.Println(v.Status, v.P)
+	// Output:
+	// supported 0.03125
+}
+
+// A group-sequential run: the same doubled latency is not yet decided at
+// the first of 8 looks (O'Brien-Fleming spending keeps almost all of alpha
+// for later) and is decided at the last; Decided tells the pipeline when to
+// stop adding rounds.
+func ExampleDecided() {
+	base := []float64{100, 101, 99, 100, 102, 98}
+	slow := []float64{200, 202, 198, 200, 204, 196}
+	cells := []stats.Cell{{Variant: "a", Metric: "wall_ms", Values: slow}, {Variant: "b", Metric: "wall_ms", Values: base}}
+	check := stats.Check{Metric: "wall_ms", Compare: []string{"a", "b"}, AtLeast: stats.F(1.5)}
+	for _, look := range []int{1, 8} {
+		o := stats.Options{Seed: 1, Sequential: stats.Sequential{Look: look, MaxLooks: 8}}
+		v := stats.EvaluateWith("slower", "a takes 1.5x as long", check, cells, o)
+		fmt.Printf("look %d: %s, decided %v\n", look, v.Status, stats.Decided(v))
+	}
+	// Output:
+	// look 1: inconclusive, decided false
+	// look 8: supported, decided true
+}

@@ -140,13 +140,13 @@ func TestHigherIsBetter(t *testing.T) {
 	}{
 		{"rps", true, true, "throughput"},
 		{"requests", true, true, "completed requests in a fixed window"},
-		{"achieved_rps", true, true, "any throughput column"},
+		{"achieved_rps", false, false, "not a trials.csv column: the metric package lists every one"},
 		{"wall_ms", false, true, "burst wall time: seed 000's headline number"},
 		{"p99_ms", false, true, "latency percentile"},
 		{"errors", false, true, "failures"},
 		{"error_pct", false, true, "failure share"},
-		{"threads", false, true, "server threads used: fewer for the same work"},
-		{"cpu_pct", false, true, "resource use, by unit suffix"},
+		{"distinct_threads", false, true, "server threads used: fewer for the same work"},
+		{"target_cpu_pct", false, true, "resource use"},
 		{"rsp", false, false, "a typo must not pass as a metric"},
 		{"_ms", false, false, "a bare suffix is not a column"},
 	}

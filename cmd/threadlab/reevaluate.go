@@ -1,0 +1,122 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline"
+	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/stats"
+)
+
+// reevaluateRun recomputes the verdicts of one run directory with today's
+// rules (the manifest and trials it recorded, its seed) and rewrites
+// verdicts.json. The verdicts as first recorded are kept byte for byte in
+// verdicts.previous.json (written once, so re-evaluating again still
+// compares with the original), and every verdict whose status or reason
+// differs carries a Previous entry and an evidence line saying what it was
+// and which version decides it now, so the report shows the change from
+// the data alone. It prints one line per changed claim.
+func reevaluateRun(dir string, stdout io.Writer) error {
+	r, err := record.Read(dir)
+	if err != nil {
+		return err
+	}
+	manifest := filepath.Join(dir, record.ManifestFile)
+	if len(r.Manifest) == 0 {
+		return fmt.Errorf("%s is missing: a run without its manifest cannot be re-evaluated (rerun the experiment)", manifest)
+	}
+	m, err := experiments.Parse(manifest, r.Manifest, "")
+	if err != nil {
+		return fmt.Errorf("re-evaluate %s: %w (the run's manifest no longer passes today's validation; fix the claim there or rerun)", dir, err)
+	}
+	if err := keepOriginal(dir); err != nil {
+		return err
+	}
+	old, err := record.ReadVerdictsFile(dir, record.PreviousVerdictsFile)
+	if err != nil {
+		return fmt.Errorf("%s: %w (restore it from verdicts.json of the original run, or delete it to compare with the current one)",
+			filepath.Join(dir, record.PreviousVerdictsFile), err)
+	}
+	version := pipeline.Version()
+	now := pipeline.EvaluateClaims(m, r.Trials, stats.Options{Seed: m.Seed, Version: version})
+	changed := 0
+	for i := range now {
+		v := &now[i]
+		prev := findVerdict(old, v.ID)
+		why := changeOf(prev, *v)
+		if why == "" {
+			continue
+		}
+		changed++
+		if prev != nil {
+			v.Previous = &record.Previous{Status: prev.Status, Reason: prev.Reason, Version: prev.Version, Why: why}
+		}
+		v.Evidence = append([]string{fmt.Sprintf("re-evaluated by threadlab %s: %s", version, why)}, v.Evidence...)
+		fmt.Fprintf(stdout, "%s: claim %s: %s\n", dir, v.ID, why)
+	}
+	if err := record.WriteJSON(dir, record.VerdictsFile, now); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: re-evaluated %d claims with threadlab %s, %d changed\n", dir, len(now), version, changed)
+	return nil
+}
+
+// keepOriginal copies verdicts.json to verdicts.previous.json unless that
+// already exists (a run re-evaluated before keeps its first verdicts).
+func keepOriginal(dir string) error {
+	prev := filepath.Join(dir, record.PreviousVerdictsFile)
+	if _, err := os.Stat(prev); err == nil {
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(dir, record.VerdictsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		data = []byte("[]\n") // a run that never got verdicts: everything is new
+	} else if err != nil {
+		return err
+	}
+	return record.WriteFile(dir, record.PreviousVerdictsFile, data)
+}
+
+func findVerdict(vs []record.Verdict, id string) *record.Verdict {
+	for i := range vs {
+		if vs[i].ID == id {
+			return &vs[i]
+		}
+	}
+	return nil
+}
+
+// changeOf says what changed between a claim's previous and current
+// verdict, "" when nothing did.
+func changeOf(prev *record.Verdict, now record.Verdict) string {
+	decidedBy := func(v record.Verdict) string {
+		if v.Version == "" {
+			return "the rules it was recorded with"
+		}
+		return "threadlab " + v.Version
+	}
+	switch {
+	case prev == nil:
+		return fmt.Sprintf("new claim, %s: %s", now.Status, now.Reason)
+	case prev.Status != now.Status:
+		return fmt.Sprintf("was %s under %s (%s); now %s: %s (%s)",
+			prev.Status, decidedBy(*prev), prev.Reason, now.Status, now.Reason, firstClause(now.Method))
+	case prev.Reason != now.Reason:
+		return fmt.Sprintf("still %s, for a new reason: %s (was: %s)", now.Status, now.Reason, prev.Reason)
+	}
+	return ""
+}
+
+// firstClause is a method line up to its first semicolon: the test's name.
+func firstClause(s string) string {
+	if i := strings.Index(s, ";"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/threadlab/threadlab/pipeline/record"
+)
+
+// copyDir copies a run directory tree.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReportReevaluate re-evaluates the landed io-bound run: the old
+// verdicts are kept byte for byte, the new ones record the deciding
+// version and method, and each changed claim says what it was.
+func TestReportReevaluate(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "data", "io-bound", "20261130T005455Z")
+	copyDir(t, filepath.Join("..", "..", "data", "io-bound", "20261130T005455Z"), run)
+	original, err := os.ReadFile(filepath.Join(run, record.VerdictsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"--reports", filepath.Join(t.TempDir(), "site"), "--reevaluate", run}
+	if err := runReport(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("runReport --reevaluate: %v\n%s", err, stderr.String())
+	}
+	kept, err := os.ReadFile(filepath.Join(run, record.PreviousVerdictsFile))
+	if err != nil || !bytes.Equal(kept, original) {
+		t.Fatalf("verdicts.previous.json differs from the original verdicts.json (err %v)", err)
+	}
+	if !strings.Contains(stdout.String(), "re-evaluated 3 claims with threadlab") {
+		t.Errorf("stdout %q lacks the summary line", stdout.String())
+	}
+	now, err := record.ReadVerdictsFile(run, record.VerdictsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range now {
+		if v.Version == "" || !strings.Contains(v.Method, "Mann-Whitney") || len(v.Points) == 0 {
+			t.Errorf("claim %s: version %q method %q points %d; want all recorded", v.ID, v.Version, v.Method, len(v.Points))
+		}
+		// The old rules added a noise band to the threshold; every reason changed wording at least.
+		if v.Previous == nil || !strings.HasPrefix(v.Evidence[0], "re-evaluated by threadlab") {
+			t.Errorf("claim %s: no previous verdict or evidence line saying it was re-evaluated", v.ID)
+		}
+	}
+	// Re-evaluating again compares with the first verdicts, not the second.
+	stdout.Reset()
+	if err := runReport(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if kept2, _ := os.ReadFile(filepath.Join(run, record.PreviousVerdictsFile)); !bytes.Equal(kept2, original) {
+		t.Error("a second re-evaluation overwrote the original verdicts")
+	}
+	var raw []map[string]any
+	data, _ := os.ReadFile(filepath.Join(run, record.VerdictsFile))
+	if err := json.Unmarshal(data, &raw); err != nil || raw[0]["previous"] == nil {
+		t.Errorf("verdicts.json after a second pass: err %v, previous %v", err, raw[0]["previous"])
+	}
+}

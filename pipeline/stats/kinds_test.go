@@ -1,0 +1,181 @@
+package stats
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestEvaluateAbsolute covers absolute checks on one variant, with the
+// p-values computed by hand.
+func TestEvaluateAbsolute(t *testing.T) {
+	one := func(xs ...float64) []Cell { return []Cell{{Variant: "webflux", Metric: "errors", Values: xs}} }
+	tests := []struct {
+		name   string
+		check  Check
+		cells  []Cell
+		status string
+		p      float64
+		test   string
+		why    string
+	}{
+		{"no errors at all", Check{Metric: "errors", Variant: "webflux", AtMost: F(0)}, one(0, 0, 0, 0, 0),
+			Supported, 1.0 / 32, "sign test",
+			"five trials on the bound 0 all meet at_most 0: P(Bin(5, 1/2) >= 5) = 1/32; the interval is 0-0"},
+		{"errors in two trials of five", Check{Metric: "errors", Variant: "webflux", AtMost: F(0)}, one(0, 3, 0, 1, 0),
+			Inconclusive, 16.0 / 32, "sign test",
+			"three of five meet the bound: P(Bin(5, 1/2) >= 3) = 16/32; two exceed it: P(>= 2) = 26/32, no contradiction either"},
+		{"errors in every trial", Check{Metric: "errors", Variant: "webflux", AtMost: F(0)}, one(2, 3, 1, 1, 4),
+			Contradicted, 1.0 / 32, "sign test",
+			"all five exceed 0: the mirror sign test gives 1/32"},
+		{"threads on the bound", Check{Metric: "distinct_threads", Variant: "webflux", AtMost: F(8)},
+			[]Cell{{Variant: "webflux", Metric: "distinct_threads", Values: []float64{8, 8, 8, 8, 8}}},
+			Supported, 1.0 / 32, "sign test",
+			"replicates exactly on the bound meet it: sign test, not signed-rank (which would drop them as zeros)"},
+		{"throughput above a floor", Check{Metric: "rps", Variant: "webflux", AtLeast: F(100)},
+			[]Cell{{Variant: "webflux", Metric: "rps", Values: []float64{120, 130, 125, 140, 135}}},
+			Supported, 1.0 / 32, "signed-rank",
+			"all log(x/100) positive: W+ = 1+2+3+4+5 = 15, the top of 2^5 sign patterns: 1/32"},
+		{"three replicates", Check{Metric: "rps", Variant: "webflux", AtLeast: F(100)},
+			[]Cell{{Variant: "webflux", Metric: "rps", Values: []float64{120, 130, 125}}},
+			Inconclusive, 1.0 / 8, "signed-rank",
+			"n = 3 cannot go below 1/2^3 = 0.125 with a one-sample test"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Evaluate("abs", "says", tt.check, tt.cells, 1)
+			if v.Status != tt.status || !near(v.P, tt.p) {
+				t.Fatalf("status %q p %v, want %q p %v (%s); reason %q", v.Status, v.P, tt.status, tt.p, tt.why, v.Reason)
+			}
+			if !strings.Contains(v.Reason+strings.Join(v.Evidence, " "), tt.test) {
+				t.Errorf("evidence does not name the %s (%s): %q", tt.test, tt.why, v.Evidence)
+			}
+		})
+	}
+	v := Evaluate("abs", "says", tests[0].check, tests[0].cells, 1)
+	if v.Low != 0 || v.High != 0 || v.Ratio != 0 {
+		t.Errorf("median %v interval %v-%v, want 0 and 0-0", v.Ratio, v.Low, v.High)
+	}
+}
+
+// TestEvaluateTrend covers increases_over and decreases_over.
+func TestEvaluateTrend(t *testing.T) {
+	var cells []Cell
+	for i, p := range []string{"10", "20", "40"} {
+		base := float64(10 * (i + 1))
+		cells = append(cells, Cell{Variant: "virtual", Metric: "rps", Point: at("pool", p), Values: []float64{base, base + 1, base + 2}})
+	}
+	up := Check{Metric: "rps", Variant: "virtual", IncreasesOver: map[string][]string{"pool": {"10", "20", "40"}}}
+	// Fully ordered 3+3+3: J = 27, reached by one of 9!/(3!3!3!) = 1680 assignments.
+	v := Evaluate("up", "rises", up, cells, 1)
+	if v.Status != Supported || !near(v.P, 1.0/1680) || !strings.Contains(v.Method, "Jonckheere-Terpstra") {
+		t.Errorf("status %q p %v method %q, want supported with p = 1/1680 by Jonckheere-Terpstra; reason %q", v.Status, v.P, v.Method, v.Reason)
+	}
+	if !near(v.Ratio, 31.0/11) {
+		t.Errorf("last/first median %v, want 31/11", v.Ratio)
+	}
+	down := Check{Metric: "rps", Variant: "virtual", DecreasesOver: up.IncreasesOver}
+	if v := Evaluate("down", "falls", down, cells, 1); v.Status != Contradicted || !near(v.P, 1.0/1680) {
+		t.Errorf("decreases_over on rising data: status %q p %v, want contradicted with p = 1/1680; reason %q", v.Status, v.P, v.Reason)
+	}
+	// Listed order is the claim's order: reversing the list reverses the trend.
+	rev := Check{Metric: "rps", Variant: "virtual", IncreasesOver: map[string][]string{"pool": {"40", "20", "10"}}}
+	if v := Evaluate("rev", "rises", rev, cells, 1); v.Status != Contradicted {
+		t.Errorf("increases_over in reverse order: status %q, want contradicted; reason %q", v.Status, v.Reason)
+	}
+}
+
+// TestEvaluateForks: with fork structure the unit of replication is the
+// fork (the median of its iterations), not the iteration.
+func TestEvaluateForks(t *testing.T) {
+	forks := func(scale float64, k int) [][]float64 {
+		var out [][]float64
+		for i := range k {
+			b := scale * float64(100+i)
+			out = append(out, []float64{b, b + 1, b - 1, b + 2, b - 2})
+		}
+		return out
+	}
+	check := compareCheck("wall_ms", 1.5, 0)
+	cells := []Cell{{Variant: "a", Metric: "wall_ms", Forks: forks(2, 3)}, {Variant: "b", Metric: "wall_ms", Forks: forks(1, 3)}}
+	// 3 fork medians each (200, 202, 204 vs 100, 101, 102), separated: 1/C(6,3) = 0.05, not 1/C(30,15)
+	// as 15 iterations per side would wrongly give.
+	v := Evaluate("f", "s", check, cells, 1)
+	if v.Status != Supported || !near(v.P, 0.05) || !hasSubstring(v.Evidence, "n=3+3 forks") {
+		t.Errorf("status %q p %v evidence %q, want supported on 3+3 forks with p = 0.05; reason %q", v.Status, v.P, v.Evidence, v.Reason)
+	}
+	cells = []Cell{{Variant: "a", Metric: "wall_ms", Forks: forks(2, 2)}, {Variant: "b", Metric: "wall_ms", Forks: forks(1, 2)}}
+	if v := Evaluate("f2", "s", check, cells, 1); v.Status != Inconclusive || !strings.Contains(v.Reason, "only 2 forks of a") || !v.Open {
+		t.Errorf("2 forks: status %q open %v reason %q, want inconclusive (open) for too few forks", v.Status, v.Open, v.Reason)
+	}
+}
+
+// TestEvaluateSequential: the same data is undecided at an early look and
+// decided at the last one, and Decided says when a run may stop.
+func TestEvaluateSequential(t *testing.T) {
+	cells := []Cell{cell("a", "wall_ms", nil, scale(steady, 2)), cell("b", "wall_ms", nil, steady)}
+	check := compareCheck("wall_ms", 1.5, 0)
+	// p = 1/924 = 0.0011. Look 1 of 8 (O'Brien-Fleming, t = 1/8): boundary z = 1.96/√0.125 = 5.54,
+	// nominal level ~1.5e-8, so not yet; at look 8 the level is close to 0.05.
+	early := EvaluateWith("s", "", check, cells, Options{Seed: 1, Sequential: Sequential{Look: 1, MaxLooks: 8}})
+	if early.Status != Inconclusive || Decided(early) || !strings.Contains(early.Reason, "look 1 of 8: more trials may decide it") {
+		t.Errorf("look 1: status %q decided %v reason %q, want undecided", early.Status, Decided(early), early.Reason)
+	}
+	if !(early.Level < 1e-6) {
+		t.Errorf("look 1 level %v, want below 1e-6", early.Level)
+	}
+	last := EvaluateWith("s", "", check, cells, Options{Seed: 1, Sequential: Sequential{Look: 8, MaxLooks: 8}})
+	if last.Status != Supported || !Decided(last) || last.Look != 8 || !(last.Level > 0.03 && last.Level < 0.05) {
+		t.Errorf("look 8: status %q level %v, want supported at a level just under 0.05; reason %q", last.Status, last.Level, last.Reason)
+	}
+	// A zero denominator cannot be fixed by more trials: decided (as inconclusive).
+	zero := []Cell{cell("a", "errors", nil, []float64{1, 2, 1}), cell("b", "errors", nil, []float64{0, 0, 0})}
+	v := EvaluateWith("z", "", Check{Metric: "errors", Compare: []string{"a", "b"}, AtLeast: F(2)}, zero,
+		Options{Sequential: Sequential{Look: 1, MaxLooks: 4}})
+	if v.Status != Inconclusive || !Decided(v) {
+		t.Errorf("zero denominator: status %q decided %v, want inconclusive and decided", v.Status, Decided(v))
+	}
+}
+
+// TestHierarchicalBootstrap: when forks differ from each other far more
+// than iterations within a fork, the fork-level interval must show it;
+// pooling the iterations as if independent would hide it.
+func TestHierarchicalBootstrap(t *testing.T) {
+	// Five forks at 80, 90, 100, 110, 120 with iterations ±0.5 around each.
+	var forks [][]float64
+	var pooled []float64
+	for _, m := range []float64{80, 90, 100, 110, 120} {
+		f := []float64{m - 0.5, m, m + 0.5, m - 0.25, m + 0.25}
+		forks = append(forks, f)
+		pooled = append(pooled, f...)
+	}
+	interval := func(s sample) (float64, float64) {
+		return newResampler(1, "x").interval([]sample{s}, 2000, 0.05, func(m []float64) float64 { return m[0] })
+	}
+	hLo, hHi := interval(newSample(nil, forks))
+	pLo, pHi := interval(newSample(pooled, nil))
+	// The fork medians are 80..120, so the resampled median of 5 forks ranges over them: the 90%
+	// interval spans at least 90-110. The pooled 25 iterations give a median interval a few units wide.
+	if !(hLo <= 90 && hHi >= 110) {
+		t.Errorf("hierarchical interval %v-%v, want at least 90-110", hLo, hHi)
+	}
+	if !(hHi-hLo > 2*(pHi-pLo)) {
+		t.Errorf("hierarchical interval %v-%v is not wider than the pooled one %v-%v", hLo, hHi, pLo, pHi)
+	}
+}
+
+// TestIssue9PoolSweep is the case the issue reports: platform rps over
+// pools 20 and 40 differ by 0.2% against a ±10% tolerance, 5 trials each,
+// and was inconclusive because the old rule tested the difference
+// ("Mann-Whitney highest vs lowest p=1"). As an equivalence test it is
+// decided: both one-sided tests are fully separated, 1/C(10,5) = 1/252.
+func TestIssue9PoolSweep(t *testing.T) {
+	cells := []Cell{
+		{Variant: "platform", Metric: "rps", Point: at("pool", "20"), Values: []float64{1000, 1002, 1001, 999, 1003}},
+		{Variant: "platform", Metric: "rps", Point: at("pool", "40"), Values: []float64{1004, 1001, 1003, 1005, 1002}},
+	}
+	check := Check{Metric: "rps", Variant: "platform", FlatOver: map[string][]string{"pool": {"20", "40"}}}
+	v := Evaluate("platform-plateaus", "flat", check, cells, 1)
+	if v.Status != Supported || !near(v.P, 1.0/252) || !near(v.Ratio, 1003.0/1001) {
+		t.Errorf("status %q p %v ratio %v, want supported with p = 1/252 at 1003/1001; reason %q", v.Status, v.P, v.Ratio, v.Reason)
+	}
+}
