@@ -61,4 +61,3 @@ func (c Check) tolerance() float64 {
 	}
 	return DefaultTolerance
 }
-
