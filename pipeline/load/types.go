@@ -68,6 +68,15 @@ type Group struct {
 	ConnectTimeout time.Duration // 0 = 5s
 	Timeout        time.Duration // response timeout; 0 = 60s
 	CountHeader    string        // response header whose distinct values are counted, e.g. X-Thread
+
+	// Stall ends the group early when the target sends no response at all
+	// for this long while requests are outstanding (a frozen or hopeless
+	// target), and GroupResult.Stalled says so. 0 means max(5s, Timeout):
+	// a request may legitimately take up to Timeout, so a shorter default
+	// could cut off a slow but healthy answer, while a whole Timeout with
+	// nothing answered means the target met none of its deadlines.
+	// Negative turns the watchdog off.
+	Stall time.Duration
 }
 
 // Plan is everything one Run needs.
@@ -94,6 +103,9 @@ type Result struct {
 	Wall   time.Duration // first send to last answer over all groups
 	Groups []GroupResult
 	Self   SelfCheck
+	// Stalled is empty unless a group stalled (see Group.Stall): then it
+	// names the group and says for how long the target answered nothing.
+	Stalled string
 }
 
 // SelfCheck is the generator's view of itself: was it, not the server, the limit?
@@ -121,7 +133,7 @@ type GroupResult struct {
 	Model         string
 	Requests      int64                   // completed, including failed ones
 	Errors        int64                   // failed: connection errors, timeouts, HTTP status >= 400
-	ErrorsByClass map[string]int64        // "refused", "reset", "timeout", "http_4xx", "http_5xx", "other"
+	ErrorsByClass map[string]int64        // "refused", "reset", "timeout", "http_4xx", "http_5xx", "http_unknown" (status >= 600), "other"
 	Wall          time.Duration           // first send to last answer of this group
 	RPS           float64                 // Requests / Wall
 	Latency       *hdrhistogram.Histogram // microseconds, 1us..60s, 3 significant digits; failed requests included
@@ -132,6 +144,7 @@ type GroupResult struct {
 	Missed        int64            // open: sends skipped because MaxInFlight was reached
 	LatePct       float64          // open: share of sends later than 1 ms past their intended time, x100
 	MaxInFlight   int              // open: the in-flight cap in force (Group.MaxInFlight, lowered to fit RLIMIT_NOFILE)
+	Stalled       string           // why the stall watchdog stopped the group early; empty when it did not
 }
 
 // QuantileMs returns the q-th percentile (0..100) of the latency record in milliseconds.
