@@ -127,3 +127,23 @@ func TestUnknownStatusClass(t *testing.T) {
 		t.Errorf("errors %d by class %v: want 3 http_unknown, none http_5xx", g.Errors, g.ErrorsByClass)
 	}
 }
+
+func TestThroughputWindow(t *testing.T) {
+	for _, tc := range []struct {
+		why  string
+		g    GroupResult
+		want string // substring of the reason; "" = meaningful
+	}{
+		{"one request: 1/latency is no throughput", GroupResult{Requests: 1, Wall: 3 * time.Millisecond, RPS: 333}, "only 1 requests"},
+		{"many requests in a blink", GroupResult{Requests: 500, Wall: 200 * time.Millisecond, RPS: 2500}, "window from first send to last answer is 200ms"},
+		{"enough of both", GroupResult{Requests: 20, Wall: time.Second, RPS: 20}, ""},
+	} {
+		rps, why := tc.g.Throughput()
+		switch {
+		case tc.want == "" && (why != "" || rps != tc.g.RPS):
+			t.Errorf("%s: got %v, %q; want %v", tc.why, rps, why, tc.g.RPS)
+		case tc.want != "" && (rps != 0 || !strings.Contains(why, tc.want)):
+			t.Errorf("%s: got %v, %q; want 0 and a reason with %q", tc.why, rps, why, tc.want)
+		}
+	}
+}

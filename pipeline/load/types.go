@@ -18,6 +18,7 @@
 package load
 
 import (
+	"fmt"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -161,4 +162,28 @@ func (g GroupResult) MaxMs() float64 {
 		return 0
 	}
 	return float64(g.Latency.Max()) / 1000
+}
+
+// Throughput is meaningful only over a window with enough requests in it.
+// The window is the group's Wall, from its first send to its last answer:
+// one request alone makes it that request's latency, so its "throughput"
+// would be 1/latency, a latency in disguise. With fewer than
+// MinRPSRequests, one request more or less at either end of the window
+// moves the rate by over 5%; under MinRPSWindow, a rate per second is an
+// extrapolation from a fraction of one.
+const (
+	MinRPSRequests = 20
+	MinRPSWindow   = time.Second
+)
+
+// Throughput returns the group's requests per second over its Wall, and
+// an empty reason; or 0 and why the number would mean nothing.
+func (g GroupResult) Throughput() (rps float64, why string) {
+	switch {
+	case g.Requests < MinRPSRequests:
+		return 0, fmt.Sprintf("only %d requests completed, throughput needs at least %d", g.Requests, MinRPSRequests)
+	case g.Wall < MinRPSWindow:
+		return 0, fmt.Sprintf("the window from first send to last answer is %s, throughput needs at least %s: run for longer", g.Wall.Round(time.Millisecond), MinRPSWindow)
+	}
+	return g.RPS, ""
 }
