@@ -49,6 +49,12 @@ bench: ## Go benchmarks (speed and allocation targets live here, not in unit tes
 bench-loadgen: ## our load generator vs wrk vs a net/http client, side by side, pinned
 	scripts/bench-loadgen.sh
 
+.PHONY: fuzz
+FUZZTIME  ?= 30s
+fuzz: ## run each fuzz target for FUZZTIME (30s); a crasher is saved under testdata/fuzz: fix it, keep it
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./pipeline/load
+	$(GO) test -run '^$$' -fuzz '^FuzzRequest$$' -fuzztime $(FUZZTIME) ./pipeline/load
+
 lint: $(BIN) ## validate every manifest and print methodology warnings
 	$(BIN) lint experiments/*.yaml
 

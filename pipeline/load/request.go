@@ -277,6 +277,14 @@ func checkLiteral(s string) error {
 	if strings.ContainsAny(s, "} ") {
 		return fmt.Errorf("path part %q holds '}' or a space outside a {random A..B} template: percent-encode it (%%7D, %%20)", s)
 	}
+	// A % must start a %XX escape (RFC 3986 2.1); servers reject a stray one
+	// with 400, which would pass for the target's error rate.
+	for i := strings.IndexByte(s, '%'); i >= 0; i = strings.IndexByte(s, '%') {
+		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			return fmt.Errorf("path part %q: %% must start an escape such as %%2F; write %%25 for a literal percent sign", s)
+		}
+		s = s[i+3:]
+	}
 	return nil
 }
 
@@ -314,6 +322,10 @@ func mergeLiterals(segs []segment) []segment {
 		out = append(out, s)
 	}
 	return out
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 func validToken(s string) bool {
