@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
 
@@ -129,5 +130,49 @@ func TestTargetLogAppends(t *testing.T) {
 	b, _ := os.ReadFile(path)
 	if !strings.Contains(string(b), "first-attempt") || !strings.Contains(string(b), "second-attempt") {
 		t.Errorf("log after two launches:\n%s\nwant both attempts' output", b)
+	}
+}
+
+// TestStalledTrialIsInvalid: a target that stops answering mid-run (here a
+// handler that hangs for 100 s, standing in for a frozen JVM) used to give
+// a valid trial full of timeouts; the load generator's stall watchdog now
+// ends it early and the trial is invalid with the reason.
+func TestStalledTrialIsInvalid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out the 5s default stall limit")
+	}
+	m, err := experiments.Parse("stall.yaml", []byte(`name: stall
+title: A target that stops answering
+question: Is a frozen target's trial invalid?
+variants:
+  frozen: {command: [inproc, "{port}"], ready: /health}
+load:
+  model: closed
+  users: 2
+  duration: 60s
+  timeout: 200ms
+  requests: [{path: "/io?ms=100000"}]
+trials: 1
+cooldown: {max_busy_pct: 100, max_wait: 1ms, pause: 1ms}
+`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := opts(t, &inproc{})
+	o.NoReport = true
+	start := time.Now()
+	s, err := Run(context.Background(), m, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 40*time.Second {
+		t.Errorf("run took %v: the stalled trial should end long before its 60s duration", took)
+	}
+	r, err := record.Read(s.Dir)
+	if err != nil || len(r.Trials) != 1 {
+		t.Fatalf("read back: %d trials, %v", len(r.Trials), err)
+	}
+	if tr := r.Trials[0]; tr.Valid || !strings.Contains(tr.Reason, "stalled") || !strings.Contains(tr.Reason, "no response for") {
+		t.Errorf("trial valid=%v reason %q: want invalid because the target stalled", tr.Valid, tr.Reason)
 	}
 }

@@ -203,7 +203,9 @@ type Meta struct {
 //
 // Appending to trials.csv commits the trials in rows: their lines in
 // commits.csv follow once the rows are synced (see CommitsFile). Write a
-// trial's series, latency and warm-up rows before its trials.csv rows.
+// trial's series, latency and warm-up rows before its trials.csv rows, and
+// all of its trials.csv rows (one per group) in one call: the call is the
+// commit.
 func AppendCSV[T any](dir, name string, rows []T) error {
 	if len(rows) == 0 {
 		return nil
