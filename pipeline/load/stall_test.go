@@ -93,8 +93,10 @@ func TestFrozenBeforeBurst(t *testing.T) {
 func TestThinkingIsNotAStall(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
-	res := run(t, srv.URL, Group{Model: Closed, Users: 1, Duration: 700 * time.Millisecond,
-		ThinkMin: 600 * time.Millisecond, ThinkMax: 600 * time.Millisecond, Stall: 200 * time.Millisecond, Requests: get("/")})
+	// Think 1.5s against a 1s limit; a request itself would have to take
+	// over 1s to stall, which even a loaded 2-core host does not do here.
+	res := run(t, srv.URL, Group{Model: Closed, Users: 1, Duration: 1600 * time.Millisecond,
+		ThinkMin: 1500 * time.Millisecond, ThinkMax: 1500 * time.Millisecond, Stall: time.Second, Requests: get("/")})
 	if res.Stalled != "" || res.Groups[0].Requests < 2 {
 		t.Errorf("stalled %q after %d requests: thinking is not a frozen target", res.Stalled, res.Groups[0].Requests)
 	}
