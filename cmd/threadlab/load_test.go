@@ -257,3 +257,35 @@ func TestLoadOneRequestThroughput(t *testing.T) {
 		t.Errorf("summary:\n%s\nwant Requests/sec: n/a with the reason", stdout.String())
 	}
 }
+
+// TestLoadStall: a server that accepts and never answers ends the run at
+// the --stall limit, not at --duration, and the summary says so.
+func TestLoadStall(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, never answered
+		}
+	}()
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	err = runLoad(context.Background(), []string{"--url", "http://" + ln.Addr().String() + "/", "--users", "2",
+		"--duration", "60s", "--timeout", "200ms", "--stall", "500ms"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("run took %v, want it ended by the 500ms stall limit", took)
+	}
+	if !strings.Contains(stdout.String(), "STALLED: group load stalled: the target sent no response for") {
+		t.Errorf("summary:\n%s\nwant a STALLED line", stdout.String())
+	}
+}
