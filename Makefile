@@ -52,6 +52,12 @@ calibration: ## Monte Carlo error rates and power of every claim test, as the ma
 bench-loadgen: ## our load generator vs wrk vs a net/http client, side by side, pinned
 	scripts/bench-loadgen.sh
 
+.PHONY: fuzz
+FUZZTIME  ?= 30s
+fuzz: ## run each fuzz target for FUZZTIME (30s); a crasher is saved under testdata/fuzz: fix it, keep it
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./pipeline/load
+	$(GO) test -run '^$$' -fuzz '^FuzzRequest$$' -fuzztime $(FUZZTIME) ./pipeline/load
+
 lint: $(BIN) ## validate every manifest and print methodology warnings
 	$(BIN) lint experiments/*.yaml
 

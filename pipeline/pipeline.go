@@ -269,6 +269,13 @@ func (s *State) resume() error {
 	m.Profile = s.Meta.Profile
 	s.M = m
 	s.Jobs = Schedule(m, s.Meta.Seed)
+	rep, err := record.Repair(s.Dir) // torn lines and rows of the trial a crash cut short
+	if err != nil {
+		return fmt.Errorf("resume %s: %w", s.Dir, err)
+	}
+	if msg := rep.String(); msg != "" {
+		s.Logf("resume: %s", msg)
+	}
 	trials, err := record.ReadCSV[record.Trial](s.Dir, record.TrialsFile)
 	if err != nil {
 		return err

@@ -155,7 +155,7 @@ func (Services) Run(ctx context.Context, s *State) error {
 		s.ServiceProps["threadlab.orders"] = strconv.Itoa(m.Services.Orders)
 	}
 	if m.Services.Database == "postgres" {
-		logf, err := os.Create(filepath.Join(s.Dir, record.LogsDir, "postgres.log"))
+		logf, err := os.OpenFile(filepath.Join(s.Dir, record.LogsDir, "postgres.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644) // appended on resume
 		if err != nil {
 			return err
 		}

@@ -72,7 +72,7 @@ func (Processes) Launch(ctx context.Context, s Spec) (Target, error) {
 	if len(s.Argv) == 0 {
 		return nil, errors.New("empty command")
 	}
-	logf, err := os.Create(s.LogPath)
+	logf, err := os.OpenFile(s.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644) // appended on resume: keep the crashed attempt's output
 	if err != nil {
 		return nil, fmt.Errorf("create target log: %w", err)
 	}

@@ -147,6 +147,9 @@ func (s *State) runTrial(ctx context.Context, seq int, j Job, kept map[string]Ta
 	if res.Self.Saturated {
 		reasons = append(reasons, "load generator saturated: "+res.Self.Reason)
 	}
+	if res.Stalled != "" { // the load generator's stall watchdog: a frozen or hopeless target
+		reasons = append(reasons, res.Stalled)
+	}
 	rows := trialRows(s, j, seq, started, res, samples, reasons)
 	for i := range rows {
 		rows[i].HostBusyPct = busy

@@ -63,9 +63,12 @@ func parseLoadFlags(args []string, stderr io.Writer) (loadSpec, bool, error) {
 	timeout := fs.Duration("timeout", 60*time.Second, "response timeout per request")
 	connectTimeout := fs.Duration("connect-timeout", 5*time.Second, "TCP connect timeout")
 	maxInFlight := fs.Int("max-in-flight", 0, "open model: cap on requests in flight; sends beyond it are missed (0 = 10000)")
+	stall := fs.Duration("stall", 0, "end the run early when the target sends no response for this long (0 = max(5s, --timeout), negative = never)")
+	var headers headerFlag
+	fs.Var(&headers, "header", "request header 'Name: value', as in curl -H, wrk -H and hey -H; repeatable")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: threadlab load --url URL (--users N | --rate R | --burst N) [--duration D] [--keepalive=false] [--header-count X-Thread] [--timeout D] [--json]")
+		fmt.Fprintln(stderr, "usage: threadlab load --url URL (--users N | --rate R | --burst N) [--duration D] [--header 'Name: value']... [--keepalive=false] [--header-count X-Thread] [--timeout D] [--json]")
 		fs.PrintDefaults()
 	}
 	if help, err := parseFlags(fs, args, stderr); help || err != nil {
@@ -89,8 +92,8 @@ func parseLoadFlags(args []string, stderr io.Writer) (loadSpec, bool, error) {
 		return loadSpec{}, false, usagef("give exactly one of --users, --rate or --burst (got %d: %s)", len(models), strings.Join(models, " "))
 	case set["users"] && *users <= 0:
 		return loadSpec{}, false, usagef("--users %d: need at least 1 user", *users)
-	case set["rate"] && *rate <= 0:
-		return loadSpec{}, false, usagef("--rate %g: need a rate above 0 requests per second", *rate)
+	case set["rate"] && !(*rate > 0 && *rate <= load.MaxRate): // written so that NaN fails too
+		return loadSpec{}, false, usagef("--rate %g: need a number of requests per second above 0 and at most %g", *rate, float64(load.MaxRate))
 	case set["burst"] && *burst <= 0:
 		return loadSpec{}, false, usagef("--burst %d: need at least 1 request", *burst)
 	case *duration <= 0:
@@ -107,7 +110,8 @@ func parseLoadFlags(args []string, stderr io.Writer) (loadSpec, bool, error) {
 	g := load.Group{
 		Name:           "load",
 		Duration:       *duration,
-		Requests:       []load.Request{{Path: path}},
+		Requests:       []load.Request{{Path: path, Headers: headers.m}},
+		Stall:          *stall,
 		NoKeepAlive:    !*keepAlive,
 		CountHeader:    *headerCount,
 		Timeout:        *timeout,
@@ -127,6 +131,33 @@ func parseLoadFlags(args []string, stderr io.Writer) (loadSpec, bool, error) {
 		return loadSpec{}, false, usagef("%v", err)
 	}
 	return spec, false, nil
+}
+
+// headerFlag collects repeated --header 'Name: value' flags, checked as
+// they come so a bad one is named on its own.
+type headerFlag struct{ m map[string]string }
+
+func (h *headerFlag) String() string { return "" }
+
+func (h *headerFlag) Set(s string) error {
+	name, value, ok := strings.Cut(s, ":")
+	if !ok {
+		return fmt.Errorf("%q has no colon: write it as 'Name: value', e.g. --header 'Accept: application/json'", s)
+	}
+	value = strings.Trim(value, " \t")
+	if err := load.ValidHeader(name, value); err != nil {
+		return err
+	}
+	for k := range h.m {
+		if strings.EqualFold(k, name) {
+			return fmt.Errorf("header %s given twice: put both values in one --header, separated by a comma", name)
+		}
+	}
+	if h.m == nil {
+		h.m = map[string]string{}
+	}
+	h.m[name] = value
+	return nil
 }
 
 // splitURL separates scheme://host:port from the path, which is kept as
@@ -183,8 +214,9 @@ type loadOutput struct {
 	Requests        int64            `json:"requests"`
 	Errors          int64            `json:"errors"`
 	ErrorsByClass   map[string]int64 `json:"errors_by_class"`
-	RPS             float64          `json:"rps"`
-	WallS           float64          `json:"wall_s"`
+	RPS             *float64         `json:"rps"`                // requests / wall_s; null when that means nothing
+	RPSNote         string           `json:"rps_note,omitempty"` // why rps is null
+	WallS           float64          `json:"wall_s"`             // the window: first send to last answer
 	LatencyMs       latencyMs        `json:"latency_ms"`
 	GeneratorCPUPct float64          `json:"generator_cpu_pct"`
 	Cores           int              `json:"cores"`
@@ -196,6 +228,7 @@ type loadOutput struct {
 	AchievedRPS     *float64         `json:"achieved_rps,omitempty"`
 	Missed          *int64           `json:"missed,omitempty"`
 	LatePct         *float64         `json:"late_pct,omitempty"`
+	Stalled         string           `json:"stalled,omitempty"`     // the target stopped answering; the run ended early
 	Interrupted     bool             `json:"interrupted,omitempty"` // Ctrl-C: partial results
 }
 
@@ -215,7 +248,6 @@ func loadJSON(res *load.Result) loadOutput {
 		Requests:        g.Requests,
 		Errors:          g.Errors,
 		ErrorsByClass:   g.ErrorsByClass,
-		RPS:             round3(g.RPS),
 		WallS:           round3(g.Wall.Seconds()),
 		LatencyMs:       latencies(g),
 		GeneratorCPUPct: round3(res.Self.CPUPct),
@@ -224,6 +256,13 @@ func loadJSON(res *load.Result) loadOutput {
 		Saturated:       res.Self.Saturated,
 		Reason:          res.Self.Reason,
 		Headers:         g.Headers,
+		Stalled:         g.Stalled,
+	}
+	if rps, why := g.Throughput(); why == "" {
+		rps = round3(rps)
+		o.RPS = &rps
+	} else {
+		o.RPSNote = why
 	}
 	if g.Model == load.Open {
 		asked, achieved, late := round3(g.AskedRate), round3(g.AchievedRate), round3(g.LatePct)
@@ -265,10 +304,17 @@ func printLoad(w io.Writer, spec loadSpec, res *load.Result, interrupted bool) {
 	if len(g.Headers) > 0 {
 		fmt.Fprintf(w, "  %s: %d distinct values\n", spec.group.CountHeader, len(g.Headers))
 	}
-	fmt.Fprintf(w, "Requests/sec: %.2f\n", g.RPS)
+	if rps, why := g.Throughput(); why == "" {
+		fmt.Fprintf(w, "Requests/sec: %.2f\n", rps)
+	} else {
+		fmt.Fprintf(w, "Requests/sec: n/a (%s)\n", why)
+	}
 	fmt.Fprintf(w, "Generator: %.0f%% CPU of %d cores, %d sockets opened\n", res.Self.CPUPct, res.Self.Cores, res.Self.Sockets)
 	if res.Self.Saturated {
 		fmt.Fprintf(w, "WARNING: the generator was probably the bottleneck: %s\n", res.Self.Reason)
+	}
+	if g.Stalled != "" {
+		fmt.Fprintf(w, "STALLED: %s\n", g.Stalled)
 	}
 	if interrupted {
 		fmt.Fprintln(w, "(interrupted: partial results)")

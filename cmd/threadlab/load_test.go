@@ -131,7 +131,7 @@ func TestLoadUsageErrors(t *testing.T) {
 	}{
 		{"no scheme", []string{"--url", "127.0.0.1:8080", "--users", "1"}, "has no scheme"},
 		{"nothing listening", []string{"--url", closed, "--users", "1"}, "cannot connect to"},
-		{"rate 0", []string{"--url", srv.URL, "--rate", "0"}, "--rate 0: need a rate above 0"},
+		{"rate 0", []string{"--url", srv.URL, "--rate", "0"}, "--rate 0: need a number of requests per second above 0"},
 		{"negative duration", []string{"--url", srv.URL, "--users", "1", "--duration", "-1s"}, "--duration -1s"},
 		{"no model", []string{"--url", srv.URL}, "exactly one of --users, --rate or --burst (got 0"},
 		{"two models", []string{"--url", srv.URL, "--users", "1", "--burst", "2"}, "got 2: --users --burst"},
@@ -140,6 +140,16 @@ func TestLoadUsageErrors(t *testing.T) {
 		{"stray argument", []string{"--url", srv.URL, "--users", "1", "extra"}, `unexpected argument "extra"`},
 		{"https", []string{"--url", "https://127.0.0.1:1", "--users", "1"}, "only plain http://"},
 		{"bad template", []string{"--url", srv.URL + "/{random 9..1}", "--users", "1"}, "0 <= A <= B"},
+		{"rate NaN used to run 0 requests and exit 0", []string{"--url", srv.URL, "--rate", "NaN"}, "--rate NaN: need a number of requests per second above 0"},
+		{"rate +Inf", []string{"--url", srv.URL, "--rate", "Inf"}, "--rate +Inf"},
+		{"negative rate", []string{"--url", srv.URL, "--rate", "-5"}, "--rate -5"},
+		{"rate beyond what the pacer can time", []string{"--url", srv.URL, "--rate", "2e6"}, "at most 1e+06"},
+		{"header without a colon", []string{"--url", srv.URL, "--users", "1", "--header", "X-Trace"}, "write it as 'Name: value'"},
+		{"header value with a line break injects a header", []string{"--url", srv.URL, "--users", "1", "--header", "X-A: 1\r\nX-Evil: 2"}, "control character"},
+		{"header name with a space", []string{"--url", srv.URL, "--users", "1", "--header", "X A: 1"}, "not an HTTP token"},
+		{"header the generator sets", []string{"--url", srv.URL, "--users", "1", "--header", "Host: example.com"}, "set by the generator"},
+		{"same header twice", []string{"--url", srv.URL, "--users", "1", "--header", "X-A: 1", "--header", "x-a: 2"}, "given twice"},
+		{"CR LF in the URL path", []string{"--url", srv.URL + "/a\r\nX-Evil: 1", "--users", "1"}, "control or non-ASCII"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := runLoad(context.Background(), tc.args, &stdout, &stderr)
@@ -175,5 +185,107 @@ func TestLoadRefusedMidRun(t *testing.T) {
 	}
 	if out.Errors == 0 || out.ErrorsByClass["refused"] == 0 || out.Requests <= out.Errors {
 		t.Errorf("requests=%d errors=%v, want successes and then refused connections", out.Requests, out.ErrorsByClass)
+	}
+}
+
+// TestLoadHeaders: --header values reach the server as sent, like curl -H.
+func TestLoadHeaders(t *testing.T) {
+	got := make(chan http.Header, 100)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case got <- r.Header.Clone():
+		default:
+		}
+	}))
+	defer srv.Close()
+	var stdout, stderr bytes.Buffer
+	args := []string{"--url", srv.URL + "/", "--burst", "2", "--json",
+		"--header", "Authorization: Bearer abc", "--header", "X-Trace-Id:42", "--header", "Accept:  text/plain  "}
+	if err := runLoad(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	h := <-got
+	for k, want := range map[string]string{"Authorization": "Bearer abc", "X-Trace-Id": "42", "Accept": "text/plain"} {
+		if h.Get(k) != want {
+			t.Errorf("server saw %s: %q, want %q (all: %v)", k, h.Get(k), want, h)
+		}
+	}
+}
+
+// TestLoadUnknownStatus: a status such as 999 is its own class, not http_5xx.
+func TestLoadUnknownStatus(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(999) }))
+	defer srv.Close()
+	var stdout, stderr bytes.Buffer
+	if err := runLoad(context.Background(), []string{"--url", srv.URL, "--burst", "3", "--json"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		ErrorsByClass map[string]int64 `json:"errors_by_class"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.ErrorsByClass["http_unknown"] != 3 || out.ErrorsByClass["http_5xx"] != 0 {
+		t.Errorf("errors by class %v: want 3 http_unknown and no http_5xx", out.ErrorsByClass)
+	}
+}
+
+// TestLoadOneRequestThroughput: one request's "throughput" is 1/latency;
+// the command must say it has no meaningful rate rather than print one.
+func TestLoadOneRequestThroughput(t *testing.T) {
+	srv := loadServer(t)
+	var stdout, stderr bytes.Buffer
+	if err := runLoad(context.Background(), []string{"--url", srv.URL + "/x1", "--burst", "1", "--json"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	if rps, ok := out["rps"]; !ok || rps != nil {
+		t.Errorf("rps = %v (present %v), want null for a single request", rps, ok)
+	}
+	if note, _ := out["rps_note"].(string); !strings.Contains(note, "only 1 requests completed") {
+		t.Errorf("rps_note = %q, want the reason", note)
+	}
+	stdout.Reset()
+	if err := runLoad(context.Background(), []string{"--url", srv.URL + "/x1", "--burst", "1"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "Requests/sec: n/a (only 1 requests completed") {
+		t.Errorf("summary:\n%s\nwant Requests/sec: n/a with the reason", stdout.String())
+	}
+}
+
+// TestLoadStall: a server that accepts and never answers ends the run at
+// the --stall limit, not at --duration, and the summary says so.
+func TestLoadStall(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, never answered
+		}
+	}()
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	err = runLoad(context.Background(), []string{"--url", "http://" + ln.Addr().String() + "/", "--users", "2",
+		"--duration", "60s", "--timeout", "200ms", "--stall", "500ms"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("run took %v, want it ended by the 500ms stall limit", took)
+	}
+	if !strings.Contains(stdout.String(), "STALLED: group load stalled: the target sent no response for") {
+		t.Errorf("summary:\n%s\nwant a STALLED line", stdout.String())
 	}
 }

@@ -13,10 +13,6 @@ import (
 // are the generator's own rules, so a manifest that passes them is one the
 // generator accepts.
 
-// MaxRate is the highest rate an open group may ask for: the pacer's send
-// interval stays at a microsecond or more.
-const MaxRate = maxRate
-
 // FDReserve is the number of descriptors the generator keeps for
 // everything but connections.
 const FDReserve = fdReserve

@@ -52,7 +52,10 @@ type worker struct {
 
 	// Shared with the watchdog.
 	started atomic.Int64 // send time (ns since run start, +1) of the request in flight; 0 idle; -1 timed out
-	cur     atomic.Pointer[net.TCPConn]
+	// For the stall watchdog: when (ns since run start, +1) the last
+	// response arrived and the last request failed without one.
+	answered, failedAt atomic.Int64
+	cur                atomic.Pointer[net.TCPConn]
 
 	// open model: intended send times from the dispatcher
 	jobs chan int64
@@ -88,6 +91,11 @@ func (w *worker) do(intended int64) bool {
 	w.done.Add(1)
 	if c != classOK {
 		w.failed.Add(1)
+	}
+	if c.answered() {
+		w.answered.Store(end + 1)
+	} else {
+		w.failedAt.Store(end + 1)
 	}
 	if g.late != nil && sent-intended > lateNs {
 		g.late.Add(1)

@@ -114,6 +114,11 @@ func (p *respParser) feed(b []byte) (n int, done bool, err error) {
 			}
 			return n, false, nil
 		}
+		if i > maxLine {
+			// The same limit whether the line came in one read or many:
+			// otherwise how the kernel split the bytes decides validity.
+			return n, false, parseErr("line longer than %d bytes", maxLine)
+		}
 		line := b[n : n+i]
 		n += i + 1
 		if len(line) > 0 && line[len(line)-1] == '\r' {

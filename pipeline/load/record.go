@@ -23,11 +23,18 @@ const (
 	class4xx
 	class5xx
 	classOther
+	classUnknown // a status outside 100..599: not a 5xx, and not a success either
 	nClasses
 )
 
 // classNames are the keys of GroupResult.ErrorsByClass.
-var classNames = [nClasses]string{"", "refused", "reset", "timeout", "http_4xx", "http_5xx", "other"}
+var classNames = [nClasses]string{"", "refused", "reset", "timeout", "http_4xx", "http_5xx", "other", "http_unknown"}
+
+// answered reports whether the server sent a response, good or bad: the
+// stall watchdog counts those as signs of life.
+func (c class) answered() bool {
+	return c == classOK || c == class4xx || c == class5xx || c == classUnknown
+}
 
 // classify maps a transport error to its class. A connection the server
 // closed before the response was complete counts as reset: to the client it
@@ -49,6 +56,10 @@ func classify(err error) class {
 
 func statusClass(status int) class {
 	switch {
+	case status >= 600:
+		// RFC 9110 15 defines classes 1xx..5xx only; 999 is neither a
+		// server error nor a success, so it is counted on its own.
+		return classUnknown
 	case status >= 500:
 		return class5xx
 	case status >= 400:

@@ -83,10 +83,18 @@ func joinHostPort(host, port string) string {
 	return host + ":" + port
 }
 
+// maxTotalWeight caps the sum of a mix's weights. Weights are relative, so
+// a million steps is finer than any mix needs; the cap keeps the sum far
+// from int overflow, which would make rand.IntN panic mid-run.
+const maxTotalWeight = 1_000_000
+
 // buildMix renders the requests of a group. closeConn adds "Connection: close"
 // so that, without keep-alive, the server knows to close and nobody waits
 // for an idle timeout.
 func buildMix(t target, reqs []Request, closeConn bool) (*mix, error) {
+	if err := checkWeights(reqs); err != nil {
+		return nil, err
+	}
 	m := &mix{}
 	for i, r := range reqs {
 		w, err := buildWire(t, r, closeConn)
@@ -104,20 +112,79 @@ func buildMix(t target, reqs []Request, closeConn bool) (*mix, error) {
 	return m, nil
 }
 
+// checkWeights rejects negative weights and mixes whose weights add up to
+// more than maxTotalWeight. Each weight is checked before it is added, so
+// the sum itself cannot overflow.
+func checkWeights(reqs []Request) error {
+	total := 0
+	for i, r := range reqs {
+		w := r.Weight
+		if w < 0 {
+			return fmt.Errorf("request %d: weight %d is negative: use 1 or more (0 means 1)", i+1, w)
+		}
+		if w == 0 {
+			w = 1
+		}
+		if w > maxTotalWeight || total+w > maxTotalWeight {
+			return fmt.Errorf("request %d: weights add up to more than %d: weights are relative, so scale them down (e.g. 3 and 1 instead of 3000000 and 1000000)", i+1, maxTotalWeight)
+		}
+		total += w
+	}
+	return nil
+}
+
+// ValidMethod checks an HTTP method: an RFC 9110 token, so it cannot
+// smuggle a space or a line break into the request line.
+func ValidMethod(method string) error {
+	if !validToken(method) {
+		return fmt.Errorf("method %q is not an HTTP token (RFC 9110 5.6.2): use GET, POST, PUT, ...", method)
+	}
+	return nil
+}
+
+// ValidPath checks a request path as written in a manifest or on the
+// command line: it starts with /, holds only printable ASCII (percent-encode
+// anything else), no space outside a {random A..B} template, and every
+// template is well formed. A control character anywhere, CR and LF above
+// all, would let the path write extra header lines onto the wire.
+func ValidPath(path string) error {
+	_, err := parseTemplate(path)
+	return err
+}
+
+// ValidHeader checks a request header: the name an RFC 9110 token, the
+// value free of CR, LF, NUL and other control characters except tab
+// (RFC 9110 5.5), and neither a header the generator sets itself.
+func ValidHeader(name, value string) error {
+	if !validToken(name) {
+		return fmt.Errorf("header name %q is not an HTTP token (RFC 9110 5.6.2): use letters, digits and -", name)
+	}
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return fmt.Errorf("header %s: value holds control character %q at byte %d; remove it (a line break would inject headers)", name, c, i)
+		}
+	}
+	if strings.EqualFold(name, "content-length") || strings.EqualFold(name, "host") || strings.EqualFold(name, "transfer-encoding") {
+		return fmt.Errorf("header %s is set by the generator; remove it from the request", name)
+	}
+	return nil
+}
+
 func buildWire(t target, r Request, closeConn bool) (wire, error) {
 	method := r.Method
 	if method == "" {
 		method = "GET"
 	}
-	if !validToken(method) {
-		return wire{}, fmt.Errorf("method %q is not an HTTP token: use GET, POST, ...", method)
+	if err := ValidMethod(method); err != nil {
+		return wire{}, err
 	}
-	if !strings.HasPrefix(r.Path, "/") {
-		return wire{}, fmt.Errorf("path %q must start with /", r.Path)
-	}
-	segs, err := parseTemplate(t.basePath + r.Path)
+	segs, err := parseTemplate(r.Path)
 	if err != nil {
 		return wire{}, err
+	}
+	if t.basePath != "" {
+		// The base path comes from url.EscapedPath, so it is printable already.
+		segs = append([]segment{{lit: []byte(t.basePath)}}, segs...)
 	}
 	var tail strings.Builder
 	tail.WriteString(" HTTP/1.1\r\nHost: ")
@@ -130,14 +197,8 @@ func buildWire(t target, r Request, closeConn bool) (wire, error) {
 	sort.Strings(names) // stable bytes on the wire: runs are reproducible
 	for _, k := range names {
 		v := r.Headers[k]
-		if !validToken(k) {
-			return wire{}, fmt.Errorf("header name %q is not an HTTP token", k)
-		}
-		if strings.ContainsAny(v, "\r\n") {
-			return wire{}, fmt.Errorf("header %s: value holds a line break; remove it", k)
-		}
-		if strings.EqualFold(k, "content-length") || strings.EqualFold(k, "host") || strings.EqualFold(k, "transfer-encoding") {
-			return wire{}, fmt.Errorf("header %s is set by the generator; remove it from the request", k)
+		if err := ValidHeader(k, v); err != nil {
+			return wire{}, err
 		}
 		if closeConn && strings.EqualFold(k, "connection") {
 			continue
@@ -165,8 +226,19 @@ func buildWire(t target, r Request, closeConn bool) (wire, error) {
 	return w, nil
 }
 
-// parseTemplate splits a path into literal and {random A..B} segments.
+// parseTemplate checks a path and splits it into literal and
+// {random A..B} segments.
 func parseTemplate(path string) ([]segment, error) {
+	if !strings.HasPrefix(path, "/") {
+		return nil, fmt.Errorf("path %q must start with /", path)
+	}
+	// Every byte is checked before any is used, templates included: the
+	// request line must stay one line whatever the path holds.
+	for i := 0; i < len(path); i++ {
+		if c := path[i]; c < ' ' || c >= 0x7f {
+			return nil, fmt.Errorf("path %q: byte %d is %q, a control or non-ASCII character: percent-encode it (e.g. %%0A, %%C3%%A9)", path, i, c)
+		}
+	}
 	var segs []segment
 	for {
 		i := strings.IndexByte(path, '{')
@@ -176,6 +248,9 @@ func parseTemplate(path string) ([]segment, error) {
 		j := strings.IndexByte(path[i:], '}')
 		if j < 0 {
 			return nil, fmt.Errorf("path template %q: unclosed {", path)
+		}
+		if err := checkLiteral(path[:i]); err != nil {
+			return nil, err
 		}
 		lo, hi, err := parseRandom(path[i+1 : i+j])
 		if err != nil {
@@ -187,14 +262,35 @@ func parseTemplate(path string) ([]segment, error) {
 		segs = append(segs, segment{lo: lo, hi: hi})
 		path = path[i+j+1:]
 	}
-	if strings.ContainsAny(path, "} \r\n") {
-		return nil, fmt.Errorf("path %q holds '}', a space or a line break: escape it", path)
+	if err := checkLiteral(path); err != nil {
+		return nil, err
 	}
 	if path != "" {
 		segs = append(segs, segment{lit: []byte(path)})
 	}
 	return segs, nil
 }
+
+// checkLiteral rejects the characters a literal part of a path may not
+// hold: a space would end the request target, a lone } is a broken template.
+func checkLiteral(s string) error {
+	if strings.ContainsAny(s, "} ") {
+		return fmt.Errorf("path part %q holds '}' or a space outside a {random A..B} template: percent-encode it (%%7D, %%20)", s)
+	}
+	// A % must start a %XX escape (RFC 3986 2.1); servers reject a stray one
+	// with 400, which would pass for the target's error rate.
+	for i := strings.IndexByte(s, '%'); i >= 0; i = strings.IndexByte(s, '%') {
+		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			return fmt.Errorf("path part %q: %% must start an escape such as %%2F; write %%25 for a literal percent sign", s)
+		}
+		s = s[i+3:]
+	}
+	return nil
+}
+
+// maxRandom is the largest B of {random A..B}: 10^18, far above any id
+// space, and B-A+1 stays inside int64.
+const maxRandom = 1e18
 
 // parseRandom parses "random A..B".
 func parseRandom(s string) (lo, hi int64, err error) {
@@ -208,8 +304,9 @@ func parseRandom(s string) (lo, hi int64, err error) {
 	}
 	lo, err1 := strconv.ParseInt(a, 10, 64)
 	hi, err2 := strconv.ParseInt(b, 10, 64)
-	if err1 != nil || err2 != nil || lo > hi || lo < 0 {
-		return 0, 0, fmt.Errorf("{%s}: A and B must be integers with 0 <= A <= B", s)
+	// The upper bound keeps B-A+1 (the draw's range) from overflowing int64.
+	if err1 != nil || err2 != nil || lo > hi || lo < 0 || hi > maxRandom {
+		return 0, 0, fmt.Errorf("{%s}: A and B must be integers with 0 <= A <= B <= %d", s, int64(maxRandom))
 	}
 	return lo, hi, nil
 }
@@ -225,6 +322,10 @@ func mergeLiterals(segs []segment) []segment {
 		out = append(out, s)
 	}
 	return out
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 func validToken(s string) bool {

@@ -26,6 +26,8 @@ type groupRun struct {
 	seed        int64
 	t0          time.Time
 	ctx         context.Context
+	cancel      context.CancelFunc // ends this group only (the stall watchdog)
+	stall       stallState
 	mix         *mix
 	addr        string
 	dialer      net.Dialer
@@ -113,7 +115,8 @@ func Run(ctx context.Context, p Plan) (*Result, error) {
 	start := time.Now()
 	for _, g := range groups {
 		g.t0 = start
-		g.ctx = ctx
+		g.ctx, g.cancel = context.WithCancel(ctx)
+		defer g.cancel()
 	}
 
 	var wg sync.WaitGroup
@@ -157,6 +160,7 @@ func Run(ctx context.Context, p Plan) (*Result, error) {
 		res.Wall = durationNs(last - first)
 	}
 	res.Self = selfCheck(cpu, elapsed, sockets.Load(), res.Groups)
+	res.Stalled = stallReasons(res.Groups)
 	return res, ctx.Err()
 }
 
@@ -214,6 +218,7 @@ func newGroupRun(i int, g Group, t target, seed int64, sockets *atomic.Int64) (*
 		rec:         newRecorder(),
 		sockets:     sockets,
 	}
+	gr.stall.limit = int64(stallLimit(g))
 	// Small buffers when there are many connections: 20,000 x 32 KiB
 	// would be 640 MiB of read buffers.
 	gr.bufSize = 32 << 10
@@ -239,9 +244,11 @@ func lowerASCII(s string) string {
 
 // run waits for the group's start offset, then drives its model.
 func (g *groupRun) run() {
+	defer g.stall.finished.Store(true)
 	if g.Start > 0 && !g.sleepUntil(int64(g.Start)) {
 		return
 	}
+	g.markBegun()
 	switch g.Model {
 	case Closed:
 		g.runClosed(nil, g.Users)
@@ -275,7 +282,7 @@ func (g *groupRun) sleepUntil(t int64) bool {
 }
 
 func (g *groupRun) result() GroupResult {
-	r := GroupResult{Name: g.Name, Model: g.Model}
+	r := GroupResult{Name: g.Name, Model: g.Model, Stalled: g.stalled()}
 	g.rec.result(&r)
 	if g.late != nil {
 		r.MaxInFlight = g.MaxInFlight
@@ -334,6 +341,14 @@ func watch(ctx context.Context, groups []*groupRun, stop, done chan struct{}) {
 				now := g.now()
 				limit := int64(g.Timeout)
 				snapshot = g.snapshot(snapshot)
+				if g.aborted.Load() {
+					wakeAll(snapshot) // stalled: keep waking until every worker is gone
+					continue
+				}
+				if !g.stall.finished.Load() && g.checkStall(now, snapshot) {
+					g.stopStalled(snapshot)
+					continue
+				}
 				for _, w := range snapshot {
 					s := w.started.Load()
 					if s > 0 && now-(s-1) > limit && w.started.CompareAndSwap(s, -1) {

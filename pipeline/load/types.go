@@ -18,6 +18,7 @@
 package load
 
 import (
+	"fmt"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -68,6 +69,15 @@ type Group struct {
 	ConnectTimeout time.Duration // 0 = 5s
 	Timeout        time.Duration // response timeout; 0 = 60s
 	CountHeader    string        // response header whose distinct values are counted, e.g. X-Thread
+
+	// Stall ends the group early when the target sends no response at all
+	// for this long while requests are outstanding (a frozen or hopeless
+	// target), and GroupResult.Stalled says so. 0 means max(5s, Timeout):
+	// a request may legitimately take up to Timeout, so a shorter default
+	// could cut off a slow but healthy answer, while a whole Timeout with
+	// nothing answered means the target met none of its deadlines.
+	// Negative turns the watchdog off.
+	Stall time.Duration
 }
 
 // Plan is everything one Run needs.
@@ -94,6 +104,9 @@ type Result struct {
 	Wall   time.Duration // first send to last answer over all groups
 	Groups []GroupResult
 	Self   SelfCheck
+	// Stalled is empty unless a group stalled (see Group.Stall): then it
+	// names the group and says for how long the target answered nothing.
+	Stalled string
 }
 
 // SelfCheck is the generator's view of itself: was it, not the server, the limit?
@@ -121,7 +134,7 @@ type GroupResult struct {
 	Model         string
 	Requests      int64                   // completed, including failed ones
 	Errors        int64                   // failed: connection errors, timeouts, HTTP status >= 400
-	ErrorsByClass map[string]int64        // "refused", "reset", "timeout", "http_4xx", "http_5xx", "other"
+	ErrorsByClass map[string]int64        // "refused", "reset", "timeout", "http_4xx", "http_5xx", "http_unknown" (status >= 600), "other"
 	Wall          time.Duration           // first send to last answer of this group
 	RPS           float64                 // Requests / Wall
 	Latency       *hdrhistogram.Histogram // microseconds, 1us..60s, 3 significant digits; failed requests included
@@ -132,6 +145,7 @@ type GroupResult struct {
 	Missed        int64            // open: sends skipped because MaxInFlight was reached
 	LatePct       float64          // open: share of sends later than 1 ms past their intended time, x100
 	MaxInFlight   int              // open: the in-flight cap in force (Group.MaxInFlight, lowered to fit RLIMIT_NOFILE)
+	Stalled       string           // why the stall watchdog stopped the group early; empty when it did not
 }
 
 // QuantileMs returns the q-th percentile (0..100) of the latency record in milliseconds.
@@ -148,4 +162,28 @@ func (g GroupResult) MaxMs() float64 {
 		return 0
 	}
 	return float64(g.Latency.Max()) / 1000
+}
+
+// Throughput is meaningful only over a window with enough requests in it.
+// The window is the group's Wall, from its first send to its last answer:
+// one request alone makes it that request's latency, so its "throughput"
+// would be 1/latency, a latency in disguise. With fewer than
+// MinRPSRequests, one request more or less at either end of the window
+// moves the rate by over 5%; under MinRPSWindow, a rate per second is an
+// extrapolation from a fraction of one.
+const (
+	MinRPSRequests = 20
+	MinRPSWindow   = time.Second
+)
+
+// Throughput returns the group's requests per second over its Wall, and
+// an empty reason; or 0 and why the number would mean nothing.
+func (g GroupResult) Throughput() (rps float64, why string) {
+	switch {
+	case g.Requests < MinRPSRequests:
+		return 0, fmt.Sprintf("only %d requests completed, throughput needs at least %d", g.Requests, MinRPSRequests)
+	case g.Wall < MinRPSWindow:
+		return 0, fmt.Sprintf("the window from first send to last answer is %s, throughput needs at least %s: run for longer", g.Wall.Round(time.Millisecond), MinRPSWindow)
+	}
+	return g.RPS, ""
 }

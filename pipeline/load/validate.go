@@ -5,8 +5,11 @@ import (
 	"time"
 )
 
-// maxRate keeps the send interval at a microsecond or more.
-const maxRate = 1e6
+// MaxRate is the highest open-model rate, in requests per second: it keeps
+// the send interval at a microsecond or more.
+const MaxRate = 1e6
+
+const maxRate = MaxRate
 
 // Validate checks the plan and says how to fix the first problem it finds.
 func (p Plan) Validate() error {
@@ -45,7 +48,7 @@ func (g Group) validate() error {
 			return fmt.Errorf("think time range [%v, %v] is empty: need 0 <= think_min <= think_max", g.ThinkMin, g.ThinkMax)
 		}
 	case Open:
-		if g.Rate <= 0 || g.Rate > maxRate {
+		if !(g.Rate > 0 && g.Rate <= maxRate) { // written so that NaN fails too
 			return fmt.Errorf("open model needs a rate in (0, %g] requests per second, got %g", float64(maxRate), g.Rate)
 		}
 		if g.Duration <= 0 {
@@ -64,7 +67,7 @@ func (g Group) validate() error {
 			if s.Duration <= 0 {
 				return fmt.Errorf("stage %d: duration must be > 0", j+1)
 			}
-			if s.Users < 0 || s.Rate < 0 || s.Rate > maxRate {
+			if s.Users < 0 || !(s.Rate >= 0 && s.Rate <= maxRate) { // NaN fails too
 				return fmt.Errorf("stage %d: users and rate must be >= 0 (rate <= %g)", j+1, float64(maxRate))
 			}
 			users = users || s.Users > 0
@@ -95,10 +98,10 @@ func (g Group) validate() error {
 	if len(g.Requests) == 0 {
 		return fmt.Errorf("no requests: add at least one, e.g. {path: /}")
 	}
+	if err := checkWeights(g.Requests); err != nil {
+		return err
+	}
 	for j, r := range g.Requests {
-		if r.Weight < 0 {
-			return fmt.Errorf("request %d: weight must be >= 0 (0 means 1)", j+1)
-		}
 		if _, err := buildWire(target{hostHdr: "x"}, r, false); err != nil {
 			return fmt.Errorf("request %d: %w", j+1, err)
 		}

@@ -1,6 +1,8 @@
 package load
 
 import (
+	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +44,44 @@ func TestValidate(t *testing.T) {
 		{"header injection", "http://127.0.0.1", with(func(g *Group) {
 			g.Requests = []Request{{Path: "/", Headers: map[string]string{"X": "a\r\nEvil: 1"}}}
 		}), "line break"},
+		{"CR LF before a template: only the text after the last {random} used to be checked", "http://127.0.0.1", with(func(g *Group) {
+			g.Requests = get("/a\r\nX-Evil: 1\r\n/{random 1..5}")
+		}), "control or non-ASCII"},
+		{"CR LF with no template at all", "http://127.0.0.1", with(func(g *Group) { g.Requests = get("/a\nX-Evil: 1") }), "control or non-ASCII"},
+		{"NUL in a path", "http://127.0.0.1", with(func(g *Group) { g.Requests = get("/a\x00b") }), "control or non-ASCII"},
+		{"line break inside a template", "http://127.0.0.1", with(func(g *Group) { g.Requests = get("/{random\r\n1..5}") }), "control or non-ASCII"},
+		{"space in a literal before a template", "http://127.0.0.1", with(func(g *Group) { g.Requests = get("/a b/{random 1..5}") }), "space outside"},
+		{"a template range whose width overflows int64", "http://127.0.0.1", with(func(g *Group) {
+			g.Requests = get("/{random 0..9223372036854775807}")
+		}), "B <= 1000000000000000000"},
+		{"method with a space smuggles a request line", "http://127.0.0.1", with(func(g *Group) {
+			g.Requests = []Request{{Method: "GET / HTTP/1.1\r\nX:", Path: "/"}}
+		}), "not an HTTP token"},
+		{"header name with a colon", "http://127.0.0.1", with(func(g *Group) {
+			g.Requests = []Request{{Path: "/", Headers: map[string]string{"X-A: b": "c"}}}
+		}), "not an HTTP token"},
+		{"header value with a bare NUL", "http://127.0.0.1", with(func(g *Group) {
+			g.Requests = []Request{{Path: "/", Headers: map[string]string{"X": "a\x00"}}}
+		}), "control character"},
+		{"tab in a header value is allowed (RFC 9110 field-value)", "http://127.0.0.1", with(func(g *Group) {
+			g.Requests = []Request{{Path: "/", Headers: map[string]string{"X": "a\tb"}}}
+		}), ""},
+		{"rate NaN compares false with everything and used to pass", "http://127.0.0.1", with(func(g *Group) { g.Model = Open; g.Rate = math.NaN() }), "needs a rate"},
+		{"rate +Inf", "http://127.0.0.1", with(func(g *Group) { g.Model = Open; g.Rate = math.Inf(1) }), "needs a rate"},
+		{"ramp stage rate NaN", "http://127.0.0.1", with(func(g *Group) {
+			g.Model = Ramp
+			g.Stages = []Stage{{Duration: time.Second, Rate: 1}, {Duration: time.Second, Rate: math.NaN()}}
+		}), "stage 2"},
+		{"two weights of 2^63-1 overflow the sum (rand.IntN panicked)", "http://127.0.0.1", with(func(g *Group) {
+			g.Requests = []Request{{Path: "/a", Weight: math.MaxInt64}, {Path: "/b", Weight: math.MaxInt64}}
+		}), "weights add up to more than"},
+		{"weights summing just past the cap", "http://127.0.0.1", with(func(g *Group) {
+			g.Requests = []Request{{Path: "/a", Weight: 999_999}, {Path: "/b", Weight: 2}}
+		}), "request 2: weights add up"},
+		{"weights at the cap are fine", "http://127.0.0.1", with(func(g *Group) {
+			g.Requests = []Request{{Path: "/a", Weight: 999_999}, {Path: "/b", Weight: 1}}
+		}), ""},
+		{"negative weight", "http://127.0.0.1", with(func(g *Group) { g.Requests = []Request{{Path: "/", Weight: -1}} }), "negative"},
 		{"duplicate names", "http://127.0.0.1", []Group{{Name: "a", Model: Burst, Burst: 1, Requests: get("/")},
 			{Name: "a", Model: Burst, Burst: 1, Requests: get("/")}}, "name used twice"},
 	} {
@@ -53,6 +93,58 @@ func TestValidate(t *testing.T) {
 			t.Errorf("%s: error %v, want one containing %q", tc.why, err, tc.want)
 		case err != nil && (strings.Contains(err.Error(), "\n") || err.Error()[0] >= 'A' && err.Error()[0] <= 'Z'):
 			t.Errorf("%s: error %q should be one lowercase line", tc.why, err)
+		}
+	}
+}
+
+// TestHugeWeightsDoNotPanic: two weights of 2^63-1 used to overflow the
+// mix total, and rand.IntN panicked on the first pick, mid-run.
+func TestHugeWeightsDoNotPanic(t *testing.T) {
+	p := Plan{Target: "http://127.0.0.1:1", Groups: []Group{{Model: Burst, Burst: 1,
+		Requests: []Request{{Path: "/a", Weight: math.MaxInt64}, {Path: "/b", Weight: math.MaxInt64}}}}}
+	res, err := Run(context.Background(), p)
+	if err == nil || !strings.Contains(err.Error(), "weights add up to more than") {
+		t.Fatalf("Run = %v, %v: want a weights error before anything is sent", res, err)
+	}
+}
+
+// TestExportedValidators: the manifest loader calls these to report bad
+// methods, paths and headers with file and line before anything starts.
+func TestExportedValidators(t *testing.T) {
+	for _, tc := range []struct {
+		why  string
+		err  error
+		want string // "" = valid
+	}{
+		{"GET is a token", ValidMethod("GET"), ""},
+		{"a custom method is a token too (RFC 9110 9.1)", ValidMethod("PURGE"), ""},
+		{"empty method", ValidMethod(""), "not an HTTP token"},
+		{"method with CRLF", ValidMethod("GET\r\n"), "not an HTTP token"},
+		{"method with a space", ValidMethod("GET /x"), "not an HTTP token"},
+		{"plain path", ValidPath("/io?x=1&y=%20"), ""},
+		{"templated path", ValidPath("/orders/{random 1..100}?q={random 0..9}"), ""},
+		{"relative path", ValidPath("io"), "must start with /"},
+		{"LF early in a templated path", ValidPath("/x\n/{random 1..2}"), "control or non-ASCII"},
+		{"raw UTF-8 must be percent-encoded", ValidPath("/caf\u00e9"), "percent-encode"},
+		{"DEL", ValidPath("/a\x7f"), "control or non-ASCII"},
+		{"unclosed template", ValidPath("/{random 1..2"), "unclosed"},
+		{"stray }", ValidPath("/a}"), "'}'"},
+		{"a stray % is rejected by servers with 400 (found by FuzzRequest)", ValidPath("/a%zz"), "% must start an escape"},
+		{"% at the very end", ValidPath("/100%"), "% must start an escape"},
+		{"escapes are fine", ValidPath("/a%2Fb%c3%a9/{random 1..2}%20"), ""},
+		{"header ok", ValidHeader("X-Trace-Id", "abc 123"), ""},
+		{"obs-text in a value is allowed", ValidHeader("X", "caf\xc3\xa9"), ""},
+		{"header name empty", ValidHeader("", "x"), "not an HTTP token"},
+		{"header name with a space", ValidHeader("X Y", "x"), "not an HTTP token"},
+		{"header value with CR", ValidHeader("X", "a\rb"), "control character"},
+		{"header value with LF", ValidHeader("X", "a\nEvil: 1"), "control character"},
+		{"Host is the generator's", ValidHeader("host", "x"), "set by the generator"},
+	} {
+		switch {
+		case tc.want == "" && tc.err != nil:
+			t.Errorf("%s: unexpected error %v", tc.why, tc.err)
+		case tc.want != "" && (tc.err == nil || !strings.Contains(tc.err.Error(), tc.want)):
+			t.Errorf("%s: error %v, want one containing %q", tc.why, tc.err, tc.want)
 		}
 	}
 }

@@ -11,10 +11,15 @@
 //	summary.csv       per variant x point x group x metric: median, CI, spread, noise flags
 //	comparisons.csv   variant comparisons at each point (Mann-Whitney U, Holm)
 //	verdicts.json     claim verdicts with their evidence
-//	logs/             target logs, one per trial
+//	warmup.csv        warm-up rounds of every trial, never in the statistics
+//	commits.csv       the commit journal: a trial exists once its line is here
+//	logs/             target logs, one per trial, appended to on resume
 //
 // Appends are whole lines written with one write and synced, so a crash
 // leaves every finished trial readable; Read tolerates a torn last line.
+// A trial's rows go to several files, so a crash between two appends would
+// leave some of them behind: commits.csv decides which trials exist, and
+// Repair (on resume) and Read ignore the rest (see CommitsFile).
 // A report is always rebuilt from this directory alone.
 package record
 
@@ -193,34 +198,61 @@ type Meta struct {
 
 // AppendCSV appends rows to dir/name, writing the header when the file is
 // new. All rows go out in one write followed by fsync, so a crash can tear
-// at most the last line, which Read skips.
+// at most the last line; a torn last line left by an earlier crash is cut
+// first, so the new rows never glue onto it.
+//
+// Appending to trials.csv commits the trials in rows: their lines in
+// commits.csv follow once the rows are synced (see CommitsFile). Write a
+// trial's series, latency and warm-up rows before its trials.csv rows, and
+// all of its trials.csv rows (one per group) in one call: the call is the
+// commit.
 func AppendCSV[T any](dir, name string, rows []T) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	path := filepath.Join(dir, name)
-	st, err := os.Stat(path)
-	fresh := errors.Is(err, os.ErrNotExist) || (err == nil && st.Size() == 0)
-	var buf bytes.Buffer
-	if fresh {
-		if err := gocsv.Marshal(rows, &buf); err != nil {
-			return fmt.Errorf("encode %s: %w", name, err)
-		}
-	} else {
-		if err := gocsv.MarshalWithoutHeaders(rows, &buf); err != nil {
-			return fmt.Errorf("encode %s: %w", name, err)
+	trials, isTrials := any(rows).([]Trial)
+	isTrials = isTrials && name == TrialsFile
+	if isTrials {
+		if err := startJournal(dir); err != nil {
+			return err
 		}
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err := appendRows(dir, name, rows); err != nil {
+		return err
+	}
+	if isTrials {
+		return commitTrials(dir, trials)
+	}
+	return nil
+}
+
+func appendRows[T any](dir, name string, rows []T) error {
+	path := filepath.Join(dir, name)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
+	defer f.Close()
+	if _, err := cutTorn(f); err != nil {
+		return err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("append to %s: %w", path, err)
+	}
+	var buf bytes.Buffer
+	if st.Size() == 0 {
+		err = gocsv.Marshal(rows, &buf)
+	} else {
+		err = gocsv.MarshalWithoutHeaders(rows, &buf)
+	}
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", name, err)
+	}
 	if _, err := f.Write(buf.Bytes()); err != nil {
-		f.Close()
 		return fmt.Errorf("append to %s: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
 		return fmt.Errorf("sync %s: %w", path, err)
 	}
 	return f.Close()
@@ -355,6 +387,17 @@ func Read(dir string) (*Run, error) {
 	}
 	if r.Comparisons, err = ReadCSV[Comparison](dir, ComparisonsFile); err != nil {
 		return nil, err
+	}
+	// Rows of trials without a commit line are from a crash mid-trial: the
+	// trial does not exist yet, so none of its rows count.
+	done, journal, err := committed(dir)
+	if err != nil {
+		return nil, err
+	}
+	if journal {
+		r.Trials = filterCommitted(r.Trials, done, func(t Trial) trialKey { return trialKey{t.Variant, t.Point, t.Trial} })
+		r.Series = filterCommitted(r.Series, done, func(s Sample) trialKey { return trialKey{s.Variant, s.Point, s.Trial} })
+		r.Latency = filterCommitted(r.Latency, done, func(q Quantile) trialKey { return trialKey{q.Variant, q.Point, q.Trial} })
 	}
 	return r, nil
 }
