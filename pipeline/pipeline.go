@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -155,12 +156,18 @@ func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, err
 
 	var runErr error
 	for _, st := range opt.Stages {
+		if runErr == nil && ctx.Err() != nil {
+			// A stage that finished despite the signal must not let the
+			// next ones start: only the finishing stages run from here.
+			runErr = fmt.Errorf("interrupted before %s: %w", st.Name(), context.Canceled)
+		}
 		if runErr != nil && !finishing(st) {
 			continue
 		}
 		stageCtx := ctx
-		if runErr != nil || ctx.Err() != nil {
-			// Summarize what finished even after Ctrl-C, within a bound.
+		if runErr != nil {
+			// Summarize what finished even after Ctrl-C, within a bound; a
+			// second Ctrl-C force-quits (cmd/threadlab).
 			var cancel context.CancelFunc
 			stageCtx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 			defer cancel()
@@ -169,7 +176,11 @@ func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, err
 			s.settle(ctx, runErr) // the report shows the run's final state
 		}
 		s.Logf("== %s", st.Name())
-		if err := st.Run(stageCtx, s); err != nil {
+		err := runStage(stageCtx, st, s)
+		if err == nil && runErr == nil && ctx.Err() != nil {
+			err = context.Canceled // the stage swallowed the signal
+		}
+		if err != nil {
 			if runErr == nil {
 				runErr = fmt.Errorf("%s: %w", st.Name(), err)
 			} else {
@@ -182,6 +193,18 @@ func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, err
 		runErr = err
 	}
 	return s, runErr
+}
+
+// runStage runs one stage and turns a panic into an error, so that the run
+// is settled as failed (not left "running") and the cleanups still stop
+// every process it started.
+func runStage(ctx context.Context, st Stage, s *State) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error (a bug in threadlab; please report it with this message): panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return st.Run(ctx, s)
 }
 
 // settle records how the run ended.
