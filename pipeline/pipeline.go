@@ -50,6 +50,9 @@ func Stages() []Stage {
 // finishing are the stages that still run after an interruption, on the
 // trials that finished, so an interrupted run still has its summary and report.
 func finishing(st Stage) bool {
+	if f, ok := st.(interface{ Finishing() bool }); ok {
+		return f.Finishing() // a stage of a custom pipeline can say so itself
+	}
 	switch st.(type) {
 	case Aggregate, Claims, Report:
 		return true
@@ -86,6 +89,10 @@ type State struct {
 	ServiceProps map[string]string
 	// ServiceSubst replaces {name} in command variants (e.g. {downstream}).
 	ServiceSubst map[string]string
+	// ServiceEnv is KEY=VALUE for every target's environment: secrets that
+	// must not be on a command line (any local user can read those, and the
+	// report records them), such as the database password.
+	ServiceEnv []string
 	Components   map[string]string // versions of the targets' frameworks
 	ReportPath   string            // the rendered report page
 

@@ -177,6 +177,7 @@ func (Services) Run(ctx context.Context, s *State) error {
 		for k, v := range c.Properties() {
 			s.ServiceProps[k] = v
 		}
+		s.ServiceEnv = append(s.ServiceEnv, c.Env()...)
 		s.Logf("PostgreSQL at %s (started in %s)", c.JDBCURL(), time.Since(start).Round(time.Millisecond))
 	}
 	return nil
