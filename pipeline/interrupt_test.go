@@ -45,7 +45,10 @@ func TestSignalStopsTheRemainingStages(t *testing.T) {
 			o := opts(t, &inproc{})
 			o.NoReport = true
 			o.Stages = []Stage{
-				stageFunc{"host check", func(ctx context.Context, s *State) error { ran = append(ran, "host check"); return tt.first(ctx, cancel) }},
+				stageFunc{"host check", func(ctx context.Context, s *State) error {
+					ran = append(ran, "host check")
+					return tt.first(ctx, cancel)
+				}},
 				stageFunc{"trials", func(ctx context.Context, s *State) error { ran = append(ran, "trials"); return nil }},
 				nil,
 				stageFunc{"after", func(ctx context.Context, s *State) error { ran = append(ran, "after"); return nil }},

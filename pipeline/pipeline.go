@@ -93,8 +93,8 @@ type State struct {
 	// must not be on a command line (any local user can read those, and the
 	// report records them), such as the database password.
 	ServiceEnv []string
-	Components   map[string]string // versions of the targets' frameworks
-	ReportPath   string            // the rendered report page
+	Components map[string]string // versions of the targets' frameworks
+	ReportPath string            // the rendered report page
 
 	mu       sync.Mutex
 	cleanups []func()

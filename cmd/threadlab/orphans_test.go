@@ -398,7 +398,9 @@ trials: 1
 cooldown: {max_busy_pct: 100, pause: 1ms}
 `, script, os.Args[0], testMainEnv)), 0o644)
 	tl := startThreadlab(t, nil, "run", "--quiet", "--data", filepath.Join(dir, "data"), "--reports", filepath.Join(dir, "reports"), manifest)
-	waitFor(t, "the trial", 2*time.Minute, tl, func() bool { return strings.Contains(tl.log(), "== trials") && contains(cmdlines(tl), "downstream --port") })
+	waitFor(t, "the trial", 2*time.Minute, tl, func() bool {
+		return strings.Contains(tl.log(), "== trials") && contains(cmdlines(tl), "downstream --port")
+	})
 	time.Sleep(500 * time.Millisecond)
 	pids := descendants(tl.cmd.Process.Pid)
 	tl.cmd.Process.Signal(syscall.SIGINT)
