@@ -133,8 +133,42 @@ func (s *State) cleanup() {
 	}
 }
 
-// saveMeta rewrites run.json.
-func (s *State) saveMeta() error { return record.WriteJSON(s.Dir, record.RunFile, s.Meta) }
+// saveMeta rewrites run.json; after Abandon it writes nothing more.
+func (s *State) saveMeta() error {
+	active.Lock()
+	defer active.Unlock()
+	if active.abandoned {
+		return errors.New("the run was abandoned by a force-quit")
+	}
+	return record.WriteJSON(s.Dir, record.RunFile, s.Meta)
+}
+
+// active are the runs in progress, for Abandon.
+var active struct {
+	sync.Mutex
+	runs      map[*State]bool
+	abandoned bool
+}
+
+// Abandon marks every run in progress as interrupted on disk and stops
+// them from writing run.json again. It is the force-quit of a second Ctrl-C,
+// which exits without the finishing stages: the run must not be left
+// saying "running". It is safe to call from a signal handler's goroutine.
+func Abandon() {
+	active.Lock()
+	defer active.Unlock()
+	active.abandoned = true
+	for s := range active.runs {
+		var m record.Meta
+		if err := record.ReadJSON(s.Dir, record.RunFile, &m); err != nil {
+			continue
+		}
+		m.State = "interrupted"
+		m.Error = "force-quit by a second signal; resume with: threadlab run --resume " + s.Dir
+		m.Finished = time.Now().UTC().Format(time.RFC3339)
+		_ = record.WriteJSON(s.Dir, record.RunFile, m)
+	}
+}
 
 // Run executes the manifest and returns the run directory. On an error or
 // interruption the finished trials stay on disk, the run is marked as such,
@@ -160,6 +194,17 @@ func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, err
 		return nil, err
 	}
 	defer s.cleanup()
+	active.Lock()
+	if active.runs == nil {
+		active.runs = map[*State]bool{}
+	}
+	active.runs[s] = true
+	active.Unlock()
+	defer func() {
+		active.Lock()
+		delete(active.runs, s)
+		active.Unlock()
+	}()
 
 	var runErr error
 	for _, st := range opt.Stages {

@@ -18,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/threadlab/threadlab/env/supervise"
+	"github.com/threadlab/threadlab/pipeline"
 )
 
 // command is one subcommand: its one-line help and its body.
@@ -68,6 +69,7 @@ func interrupts(sigs <-chan os.Signal, cancel context.CancelFunc, stderr io.Writ
 	sig = <-sigs
 	fmt.Fprintf(stderr, "threadlab: %v again: killing every process threadlab started and quitting\n", sig)
 	supervise.KillAll()
+	pipeline.Abandon() // run.json says interrupted, not running
 	exit()
 }
 

@@ -421,6 +421,13 @@ cooldown: {max_busy_pct: 100, pause: 1ms}
 		t.Errorf("exit code %d after two SIGINTs, want 130:\n%s", code, tl.log())
 	}
 	t.Logf("quit %s after the second SIGINT", time.Since(start).Round(time.Millisecond))
+	runs, _ := filepath.Glob(filepath.Join(dir, "data", "twice", "*"))
+	var meta record.Meta
+	if len(runs) != 1 {
+		t.Errorf("run dirs %v, want one", runs)
+	} else if err := record.ReadJSON(runs[0], record.RunFile, &meta); err != nil || meta.State != "interrupted" {
+		t.Errorf("run.json state %q (%v) after a force-quit, want interrupted", meta.State, err)
+	}
 	for _, p := range pids {
 		if b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat"); err == nil && !bytes.Contains(b, []byte(") Z ")) {
 			t.Errorf("pid %d (%s) alive after force-quit", p, cmdline(p))
