@@ -460,3 +460,48 @@ func TestRunSetupFailsWhileInterrupted(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want exit 1 and the setup error", code, errb.String())
 	}
 }
+
+// TestSuperviseOverStdin is the remote form (ssh host threadlab supervise
+// -- argv): the lifeline is stdin, and when it closes, as an SSH session's
+// does, the program and its children are killed.
+func TestSuperviseOverStdin(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "supervise", "--grace", "1s", "--", "sh", "-c", `sleep 300 & echo $! > "$0/pids"; echo $$ >> "$0/pids"; wait`, dir)
+	cmd.Env = append(os.Environ(), testMainEnv+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	deadline := time.Now().Add(20 * time.Second)
+	for len(pids) < 2 && time.Now().Before(deadline) {
+		b, _ := os.ReadFile(filepath.Join(dir, "pids"))
+		pids = pids[:0]
+		for _, f := range strings.Fields(string(b)) {
+			p, _ := strconv.Atoi(f)
+			pids = append(pids, p)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(pids) < 2 {
+		t.Fatal("the supervised shell never started")
+	}
+	stdin.Close() // the session ends
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the supervisor still runs 5 s after its stdin closed")
+	}
+	for _, p := range pids {
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat"); err == nil && !bytes.Contains(b, []byte(") Z ")) {
+			t.Errorf("pid %d (%s) alive after the supervisor's stdin closed", p, cmdline(p))
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+	}
+}
