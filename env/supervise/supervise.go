@@ -143,9 +143,14 @@ func Start(spec Spec) (*Proc, error) {
 	}
 	p := &Proc{cmd: cmd, ctl: ours, grace: grace, done: make(chan struct{})}
 	line, rerr := bufio.NewReader(ours).ReadString('\n')
+	pid, perr := 0, error(nil)
+	if strings.HasPrefix(line, "pid ") {
+		pid, perr = strconv.Atoi(strings.TrimSpace(line[4:]))
+	}
 	switch {
-	case strings.HasPrefix(line, "pid "):
-		p.pid, _ = strconv.Atoi(strings.TrimSpace(line[4:]))
+	case strings.HasPrefix(line, "pid ") && perr == nil && pid > 0:
+		// pid > 0 matters: kill(-0) would signal threadlab's own group.
+		p.pid = pid
 	case strings.HasPrefix(line, "err "):
 		cmd.Wait()
 		ours.Close()
