@@ -65,3 +65,33 @@ func TestBuildCancelStopsMaven(t *testing.T) {
 	}
 	f.Close()
 }
+
+// TestConcurrentBuildsBuildOnce: two runs building the same tree at once
+// run Maven once; the second waits for the lock and finds the jars fresh.
+func TestConcurrentBuildsBuildOnce(t *testing.T) {
+	if _, _, err := FindJDK(); err != nil {
+		t.Skipf("Build needs a JDK before it runs Maven: %v", err)
+	}
+	root := fakeTree(t)
+	bin := t.TempDir()
+	runs := filepath.Join(bin, "runs")
+	write(t, filepath.Join(bin, "mvn"), "#!/bin/sh\necho start >> "+runs+"\nsleep 0.5\n"+
+		"for m in spring-mvc spring-webflux; do mkdir -p $m/target && : > $m/target/$m.jar; done\necho end >> "+runs+"\n")
+	os.Chmod(filepath.Join(bin, "mvn"), 0o755)
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			_, err := Build(context.Background(), root, nil)
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, _ := os.ReadFile(runs); string(b) != "start\nend\n" {
+		t.Errorf("maven runs:\n%s\nwant exactly one build (start, end)", b)
+	}
+}
