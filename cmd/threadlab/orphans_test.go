@@ -249,15 +249,15 @@ func buildLockOf(t *testing.T, _ string) string {
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 func dirExists(p string) bool  { fi, err := os.Stat(p); return err == nil && fi.IsDir() }
 
-// TestKill9DuringPostgresStart: kill -9 while the postmaster comes up leaves
-// no PostgreSQL process (the pg_ctl daemon used to run on until a later run
-// swept it).
-func TestKill9DuringPostgresStart(t *testing.T) {
+// startPostgresRun starts a run that needs PostgreSQL and returns once its
+// postmaster runs, with the cluster's temp dir and the run dir.
+func startPostgresRun(t *testing.T) (tl *threadlab, tmp, runDir string) {
+	t.Helper()
 	if _, err := postgres.BinDir(); err != nil {
 		t.Skip(err)
 	}
 	dir := t.TempDir()
-	tmp := filepath.Join(dir, "tmp")
+	tmp = filepath.Join(dir, "tmp")
 	os.MkdirAll(tmp, 0o755)
 	// As root the postgres user must reach the cluster dir inside tmp.
 	for _, d := range []string{dir, filepath.Dir(dir)} {
@@ -273,7 +273,7 @@ func TestKill9DuringPostgresStart(t *testing.T) {
 	os.WriteFile(filepath.Join(bin, "mvn"), []byte("#!/bin/sh\nfor m in spring-mvc spring-webflux; do mkdir -p $m/target && : > $m/target/$m.jar; done\n"), 0o755)
 	manifest := filepath.Join(dir, "pg.yaml")
 	os.WriteFile(manifest, []byte(`name: pg
-title: kill -9 during PostgreSQL start-up
+title: a signal during PostgreSQL start-up
 question: does the postmaster outlive threadlab?
 services: {database: postgres}
 variants:
@@ -281,8 +281,8 @@ variants:
 load: {model: burst, burst: 1, requests: [{path: /}]}
 trials: 1
 `), 0o644)
-	tl := startThreadlab(t, []string{"TMPDIR=" + tmp, "PATH=" + bin + ":" + os.Getenv("PATH")},
-		"run", "--quiet", "--data", filepath.Join(dir, "data"), "--reports", filepath.Join(dir, "reports"), "--targets", targets, manifest)
+	tl = startThreadlab(t, []string{"TMPDIR=" + tmp, "PATH=" + bin + ":" + os.Getenv("PATH")},
+		"run", "--quiet", "--run-id", "r", "--data", filepath.Join(dir, "data"), "--reports", filepath.Join(dir, "reports"), "--targets", targets, manifest)
 	waitFor(t, "postmaster", 2*time.Minute, tl, func() bool {
 		for _, p := range descendants(tl.cmd.Process.Pid) {
 			if c := cmdline(p); strings.Contains(c, "/postgres -D "+tmp) && !strings.Contains(c, "supervise") {
@@ -291,6 +291,14 @@ trials: 1
 		}
 		return false
 	})
+	return tl, tmp, filepath.Join(dir, "data", "pg", "r")
+}
+
+// TestKill9DuringPostgresStart: kill -9 while the postmaster comes up leaves
+// no PostgreSQL process (the pg_ctl daemon used to run on until a later run
+// swept it).
+func TestKill9DuringPostgresStart(t *testing.T) {
+	tl, tmp, _ := startPostgresRun(t)
 	kill9AndCheck(t, tl, func(lines []string) error {
 		if !contains(lines, "supervise --grace") {
 			return errors.New("want the postmaster under a supervisor")
@@ -299,6 +307,39 @@ trials: 1
 	})
 	if out, _ := exec.Command("pgrep", "-a", "-f", tmp+"/").CombinedOutput(); len(out) > 0 {
 		t.Errorf("processes of the cluster in %s still run:\n%s", tmp, out)
+	}
+}
+
+// TestSignalDuringPostgresStart: one SIGINT while PostgreSQL starts stops
+// the start-up (it used to run on, uncancellable), runs no trial, removes
+// the cluster and marks the run interrupted.
+func TestSignalDuringPostgresStart(t *testing.T) {
+	tl, tmp, runDir := startPostgresRun(t)
+	pids := descendants(tl.cmd.Process.Pid)
+	tl.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-tl.exited:
+	case <-time.After(time.Minute):
+		t.Fatalf("threadlab still runs a minute after SIGINT:\n%s", tl.log())
+	}
+	if code := tl.cmd.ProcessState.ExitCode(); code == 0 {
+		t.Errorf("exit code 0 after SIGINT, want non-zero:\n%s", tl.log())
+	}
+	var meta record.Meta
+	if err := record.ReadJSON(runDir, record.RunFile, &meta); err != nil || meta.State != "interrupted" {
+		t.Errorf("run.json state %q (%v), want interrupted:\n%s", meta.State, err, tl.log())
+	}
+	if strings.Contains(tl.log(), "== trials") {
+		t.Errorf("the trials stage started after SIGINT:\n%s", tl.log())
+	}
+	for _, p := range pids {
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat"); err == nil && !bytes.Contains(b, []byte(") Z ")) {
+			t.Errorf("pid %d (%s) alive after the interrupted run ended", p, cmdline(p))
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "threadlab-pg-*")); len(left) > 0 {
+		t.Errorf("cluster dirs left: %v", left)
 	}
 }
 
