@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -49,6 +50,9 @@ func Stages() []Stage {
 // finishing are the stages that still run after an interruption, on the
 // trials that finished, so an interrupted run still has its summary and report.
 func finishing(st Stage) bool {
+	if f, ok := st.(interface{ Finishing() bool }); ok {
+		return f.Finishing() // a stage of a custom pipeline can say so itself
+	}
 	switch st.(type) {
 	case Aggregate, Claims, Report:
 		return true
@@ -85,8 +89,12 @@ type State struct {
 	ServiceProps map[string]string
 	// ServiceSubst replaces {name} in command variants (e.g. {downstream}).
 	ServiceSubst map[string]string
-	Components   map[string]string // versions of the targets' frameworks
-	ReportPath   string            // the rendered report page
+	// ServiceEnv is KEY=VALUE for every target's environment: secrets that
+	// must not be on a command line (any local user can read those, and the
+	// report records them), such as the database password.
+	ServiceEnv []string
+	Components map[string]string // versions of the targets' frameworks
+	ReportPath string            // the rendered report page
 
 	mu       sync.Mutex
 	cleanups []func()
@@ -125,8 +133,42 @@ func (s *State) cleanup() {
 	}
 }
 
-// saveMeta rewrites run.json.
-func (s *State) saveMeta() error { return record.WriteJSON(s.Dir, record.RunFile, s.Meta) }
+// saveMeta rewrites run.json; after Abandon it writes nothing more.
+func (s *State) saveMeta() error {
+	active.Lock()
+	defer active.Unlock()
+	if active.abandoned {
+		return errors.New("the run was abandoned by a force-quit")
+	}
+	return record.WriteJSON(s.Dir, record.RunFile, s.Meta)
+}
+
+// active are the runs in progress, for Abandon.
+var active struct {
+	sync.Mutex
+	runs      map[*State]bool
+	abandoned bool
+}
+
+// Abandon marks every run in progress as interrupted on disk and stops
+// them from writing run.json again. It is the force-quit of a second Ctrl-C,
+// which exits without the finishing stages: the run must not be left
+// saying "running". It is safe to call from a signal handler's goroutine.
+func Abandon() {
+	active.Lock()
+	defer active.Unlock()
+	active.abandoned = true
+	for s := range active.runs {
+		var m record.Meta
+		if err := record.ReadJSON(s.Dir, record.RunFile, &m); err != nil {
+			continue
+		}
+		m.State = "interrupted"
+		m.Error = "force-quit by a second signal; resume with: threadlab run --resume " + s.Dir
+		m.Finished = time.Now().UTC().Format(time.RFC3339)
+		_ = record.WriteJSON(s.Dir, record.RunFile, m)
+	}
+}
 
 // Run executes the manifest and returns the run directory. On an error or
 // interruption the finished trials stay on disk, the run is marked as such,
@@ -152,15 +194,32 @@ func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, err
 		return nil, err
 	}
 	defer s.cleanup()
+	active.Lock()
+	if active.runs == nil {
+		active.runs = map[*State]bool{}
+	}
+	active.runs[s] = true
+	active.Unlock()
+	defer func() {
+		active.Lock()
+		delete(active.runs, s)
+		active.Unlock()
+	}()
 
 	var runErr error
 	for _, st := range opt.Stages {
+		if runErr == nil && ctx.Err() != nil {
+			// A stage that finished despite the signal must not let the
+			// next ones start: only the finishing stages run from here.
+			runErr = fmt.Errorf("interrupted before %s: %w", st.Name(), context.Canceled)
+		}
 		if runErr != nil && !finishing(st) {
 			continue
 		}
 		stageCtx := ctx
-		if runErr != nil || ctx.Err() != nil {
-			// Summarize what finished even after Ctrl-C, within a bound.
+		if runErr != nil {
+			// Summarize what finished even after Ctrl-C, within a bound; a
+			// second Ctrl-C force-quits (cmd/threadlab).
 			var cancel context.CancelFunc
 			stageCtx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 			defer cancel()
@@ -169,7 +228,11 @@ func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, err
 			s.settle(ctx, runErr) // the report shows the run's final state
 		}
 		s.Logf("== %s", st.Name())
-		if err := st.Run(stageCtx, s); err != nil {
+		err := runStage(stageCtx, st, s)
+		if err == nil && runErr == nil && ctx.Err() != nil {
+			err = context.Canceled // the stage swallowed the signal
+		}
+		if err != nil {
 			if runErr == nil {
 				runErr = fmt.Errorf("%s: %w", st.Name(), err)
 			} else {
@@ -182,6 +245,18 @@ func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, err
 		runErr = err
 	}
 	return s, runErr
+}
+
+// runStage runs one stage and turns a panic into an error, so that the run
+// is settled as failed (not left "running") and the cleanups still stop
+// every process it started.
+func runStage(ctx context.Context, st Stage, s *State) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error (a bug in threadlab; please report it with this message): panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return st.Run(ctx, s)
 }
 
 // settle records how the run ended.

@@ -155,12 +155,15 @@ func (Services) Run(ctx context.Context, s *State) error {
 		s.ServiceProps["threadlab.orders"] = strconv.Itoa(m.Services.Orders)
 	}
 	if m.Services.Database == "postgres" {
-		logf, err := os.OpenFile(filepath.Join(s.Dir, record.LogsDir, "postgres.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644) // appended on resume
+		// Appended, not truncated: a resumed run keeps the first start's log.
+		logf, err := os.OpenFile(filepath.Join(s.Dir, record.LogsDir, "postgres.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			return err
 		}
 		start := time.Now()
-		c, err := postgres.Start(context.WithoutCancel(ctx), logf)
+		// ctx bounds the start-up only (Ctrl-C during initdb stops it); the
+		// server then runs until the cleanup stops it.
+		c, err := postgres.Start(ctx, logf)
 		if err != nil {
 			logf.Close()
 			return fmt.Errorf("start PostgreSQL: %w", err)
@@ -174,6 +177,7 @@ func (Services) Run(ctx context.Context, s *State) error {
 		for k, v := range c.Properties() {
 			s.ServiceProps[k] = v
 		}
+		s.ServiceEnv = append(s.ServiceEnv, c.Env()...)
 		s.Logf("PostgreSQL at %s (started in %s)", c.JDBCURL(), time.Since(start).Round(time.Millisecond))
 	}
 	return nil

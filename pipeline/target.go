@@ -9,12 +9,12 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/threadlab/threadlab/env/supervise"
 )
 
 // Target is one running system under test.
@@ -53,18 +53,17 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Processes launches targets as OS processes, each in its own process group
-// so that stopping it stops everything it spawned, and with a parent-death
-// signal so that a killed threadlab leaves no orphan JVM.
+// Processes launches targets as OS processes, each under a supervisor
+// (package env/supervise) that owns its process group: stopping a target
+// stops everything it spawned, and a threadlab that dies, even by kill -9,
+// leaves no orphan JVM or wrapper grandchild behind.
 type Processes struct{}
 
 type process struct {
-	spec    Spec
-	cmd     *exec.Cmd
-	log     *os.File
-	done    chan struct{}
-	waitErr error
-	once    sync.Once
+	spec Spec
+	proc *supervise.Proc
+	log  *os.File
+	once sync.Once
 }
 
 // Launch starts the command; it does not wait for readiness.
@@ -77,25 +76,18 @@ func (Processes) Launch(ctx context.Context, s Spec) (Target, error) {
 		return nil, fmt.Errorf("create target log: %w", err)
 	}
 	fmt.Fprintf(logf, "# threadlab: %s\n", strings.Join(s.Argv, " "))
-	cmd := exec.Command(s.Argv[0], s.Argv[1:]...) // never a shell
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.Env = append(os.Environ(), s.Env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	// never a shell: the argv is run as given
+	proc, err := supervise.Start(supervise.Spec{Argv: s.Argv, Env: append(os.Environ(), s.Env...), Stdout: logf, Stderr: logf})
+	if err != nil {
 		logf.Close()
-		return nil, fmt.Errorf("start %s: %w (is it installed and on PATH?)", s.Argv[0], err)
+		return nil, fmt.Errorf("start %s: %w", s.Argv[0], err)
 	}
-	fmt.Fprintf(logf, "# threadlab: pid %d\n", cmd.Process.Pid)
-	p := &process{spec: s, cmd: cmd, log: logf, done: make(chan struct{})}
-	go func() {
-		p.waitErr = cmd.Wait()
-		close(p.done)
-	}()
-	return p, nil
+	fmt.Fprintf(logf, "# threadlab: pid %d (supervisor %d)\n", proc.Pid(), proc.SupervisorPid())
+	return &process{spec: s, proc: proc, log: logf}, nil
 }
 
 func (p *process) URL() string { return "http://127.0.0.1:" + strconv.Itoa(p.spec.Port) }
-func (p *process) Pid() int    { return p.cmd.Process.Pid }
+func (p *process) Pid() int    { return p.proc.Pid() }
 func (p *process) Argv() []string {
 	return p.spec.Argv
 }
@@ -108,9 +100,9 @@ func (p *process) MetricsURL() string {
 
 func (p *process) Exited() error {
 	select {
-	case <-p.done:
-		if p.waitErr != nil {
-			return fmt.Errorf("target exited: %w", p.waitErr)
+	case <-p.proc.Done():
+		if err := p.proc.Err(); err != nil {
+			return fmt.Errorf("target exited: %w", err)
 		}
 		return errors.New("target exited with status 0")
 	default:
@@ -118,18 +110,11 @@ func (p *process) Exited() error {
 	}
 }
 
-// Stop sends SIGTERM to the process group, then SIGKILL after 10 s.
+// Stop sends SIGTERM to the target's process group, then SIGKILL after 10 s,
+// and returns once everything it started is gone.
 func (p *process) Stop() error {
 	p.once.Do(func() {
-		pgid := p.cmd.Process.Pid
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			<-p.done
-		}
-		_ = syscall.Kill(-pgid, syscall.SIGKILL) // anything the target left in its group
+		p.proc.Stop()
 		p.log.Close()
 	})
 	return nil
@@ -145,7 +130,11 @@ func waitReady(ctx context.Context, t Target, ready, logPath string, timeout tim
 		if err := t.Exited(); err != nil {
 			return fmt.Errorf("%v before it was ready; last lines of %s:\n%s", err, logPath, tail(logPath, 15))
 		}
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			// A ready path that is not a valid URL path would never answer.
+			return fmt.Errorf("ready path %q: %w (write a path such as /health)", ready, err)
+		}
 		if resp, err := client.Do(req); err == nil {
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()

@@ -234,6 +234,7 @@ func (s *State) launch(ctx context.Context, j Job, seq int) (Target, error) {
 	for _, k := range slices.Sorted(maps.Keys(v.Env)) {
 		envs = append(envs, k+"="+v.Env[k])
 	}
+	envs = append(envs, s.ServiceEnv...) // secrets such as the database password: not on the command line
 	logPath := filepath.Join(s.Dir, logName(j, seq))
 	t, err := s.Opt.Launcher.Launch(ctx, Spec{Name: v.Name, Argv: argv, Env: envs, Port: port, Ready: v.Ready, Metrics: v.Metrics, LogPath: logPath})
 	if err != nil {

@@ -16,6 +16,9 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/threadlab/threadlab/env/supervise"
+	"github.com/threadlab/threadlab/pipeline"
 )
 
 // command is one subcommand: its one-line help and its body.
@@ -42,9 +45,32 @@ func (e usageError) Unwrap() error { return e.err }
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	if len(os.Args) > 1 && os.Args[1] == "supervise" {
+		// Hidden: the supervisor for remote hosts (ssh host threadlab
+		// supervise -- argv), whose lifeline is the session's stdin. Local
+		// supervisors are started by env/supervise and never get here.
+		os.Exit(supervise.Main(os.Args[2:], os.Stdin, io.Discard, 3))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go interrupts(sigs, cancel, os.Stderr, func() { os.Exit(130) })
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// interrupts turns the first signal into a cancelled context (the current
+// stage stops, the finishing stages summarize what finished) and the second
+// into a force-quit that kills every process threadlab started first.
+func interrupts(sigs <-chan os.Signal, cancel context.CancelFunc, stderr io.Writer, exit func()) {
+	sig := <-sigs
+	fmt.Fprintf(stderr, "\nthreadlab: %v: stopping after the current step; finished trials are kept (signal again to quit at once)\n", sig)
+	cancel()
+	sig = <-sigs
+	fmt.Fprintf(stderr, "threadlab: %v again: killing every process threadlab started and quitting\n", sig)
+	supervise.KillAll()
+	pipeline.Abandon() // run.json says interrupted, not running
+	exit()
 }
 
 // run dispatches to a subcommand and maps its error to an exit code:

@@ -78,7 +78,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			fmt.Fprintf(stdout, "report: %s\n", s.ReportPath)
 		}
 	}
-	if err != nil && ctx.Err() != nil {
+	if err != nil && ctx.Err() != nil && s != nil {
 		return fmt.Errorf("interrupted: the finished trials are kept in %s; continue with: threadlab run --resume %s", s.Dir, s.Dir)
 	}
 	return err

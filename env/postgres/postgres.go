@@ -1,23 +1,34 @@
 // Package postgres runs a throw-away PostgreSQL cluster for one benchmark
-// run: initdb into a fresh temp dir, pg_ctl start on a free loopback port,
-// a "threadlab" database, and at the end pg_ctl stop and the dir removed.
+// run: initdb into a fresh temp dir, the postmaster in the foreground on a
+// free loopback port under a supervisor (env/supervise), a "threadlab"
+// database, and at the end a fast shutdown and the dir removed.
 // No Docker and no system cluster is involved or touched; the binaries are
 // Debian's (package postgresql, /usr/lib/postgresql/<major>/bin).
 //
 // initdb and postgres refuse to run as root, and CI runs as root, so as root
-// the dir is handed to the postgres system user and the server commands run
-// through runuser. Client tools (psql, createdb) run as the caller: they
-// connect over TCP with trust authentication and do not care.
+// the dir is handed to the postgres system user and the supervisor runs the
+// server programs as that user. Client tools (psql, createdb) run as the
+// caller and connect over TCP.
+//
+// Security: the server listens on 127.0.0.1 only, and every connection,
+// TCP or socket, needs scram-sha-256 with a random password made for this
+// cluster (initdb --pwfile); no trust authentication. The password reaches
+// client tools through PGPASSWORD and targets through Env (Spring's
+// SPRING_DATASOURCE_PASSWORD), never a command line, which any local user
+// can read.
 //
 // Data flow: the pipeline calls Start, passes Properties() to the target as
-// Spring properties, and calls Stop in its cleanup (also on Ctrl-C). A run
-// killed outright cannot call Stop; the next Start finds the orphaned
-// cluster by its owner file and removes it (see sweep.go).
+// Spring properties and Env() as its environment, and calls Stop in its
+// cleanup (also on Ctrl-C). If threadlab is killed outright, the supervisor
+// kills the postmaster when threadlab goes; the next Start removes the dir
+// it left by its owner file (see sweep.go).
 package postgres
 
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -32,18 +43,22 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/threadlab/threadlab/env/supervise"
 )
 
 const (
 	// Database is created by Start and named in JDBCURL.
 	Database = "threadlab"
-	// User is the superuser initdb creates; trust authentication, no password.
+	// User is the superuser initdb creates; its password is Cluster.Password.
 	User = "postgres"
 
 	// dirPrefix names every cluster dir, so sweep can find orphans.
 	dirPrefix = "threadlab-pg-"
 	// stopTimeout bounds a fast shutdown; beyond it the server is killed.
 	stopTimeout = 30 * time.Second
+	// startTimeout bounds the wait for a started server to accept connections.
+	startTimeout = 60 * time.Second
 )
 
 // debianRoot holds one bin dir per installed major version; a variable so
@@ -76,9 +91,13 @@ type Cluster struct {
 	Port    int    // TCP port on 127.0.0.1
 	Bin     string // dir of initdb, pg_ctl, postgres, psql
 	Version string // as `postgres --version` prints it, for the fingerprint
+	// Password is User's, random per cluster; scram-sha-256 is required.
+	Password string
 
-	asRoot bool      // server commands go through runuser -u postgres
-	log    io.Writer // receives command output and, at Stop, the server log
+	asRoot bool                // server programs run as the postgres user
+	cred   *syscall.Credential // that user, when asRoot
+	log    io.Writer           // receives command output and, at Stop, the server log
+	server *supervise.Proc     // the postmaster, nil for a cluster found by sweep
 
 	stopMu   sync.Mutex
 	stopped  bool
@@ -121,7 +140,8 @@ func hasServer(dir string) bool {
 }
 
 // Start creates a cluster in a new temp dir, starts it on a free loopback
-// port and creates the database. ctx bounds the start-up only: once Start
+// port and creates the database. The postmaster runs in the foreground
+// under a supervisor, so it dies with threadlab however threadlab dies. ctx bounds the start-up only: once Start
 // returns, the cluster runs until Stop. On any failure everything created so
 // far is stopped and removed, and the error quotes the server log's tail.
 // log receives the commands' output and, at Stop, the server log; nil
@@ -152,15 +172,12 @@ func Start(ctx context.Context, log io.Writer) (*Cluster, error) {
 func (c *Cluster) create() error {
 	var uid, gid int
 	if c.asRoot {
-		if _, err := exec.LookPath("runuser"); err != nil {
-			return fmt.Errorf("runuser not found: it runs initdb and postgres as the postgres user when threadlab runs as root (install util-linux): %w", err)
-		}
-		u, err := user.Lookup(User)
+		cred, err := serverCred()
 		if err != nil {
-			return fmt.Errorf("no %q system user to run PostgreSQL as root: install the server with `apt-get install postgresql`, which creates it: %w", User, err)
+			return err
 		}
-		uid, _ = strconv.Atoi(u.Uid)
-		gid, _ = strconv.Atoi(u.Gid)
+		c.cred = cred
+		uid, gid = int(cred.Uid), int(cred.Gid)
 	}
 	dir, err := os.MkdirTemp("", dirPrefix)
 	if err != nil {
@@ -180,11 +197,34 @@ func (c *Cluster) create() error {
 	return nil
 }
 
+// serverCred is the postgres system user, whom the server programs run as
+// when threadlab is root.
+func serverCred() (*syscall.Credential, error) {
+	u, err := user.Lookup(User)
+	if err != nil {
+		return nil, fmt.Errorf("no %q system user to run PostgreSQL as root: install the server with `apt-get install postgresql`, which creates it: %w", User, err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
 // start runs initdb, configures, starts the server and creates the database.
 func (c *Cluster) start(ctx context.Context) error {
 	t0 := time.Now()
-	if out, err := c.run(ctx, true, "initdb", "-D", c.data(), "-A", "trust", "-U", User,
-		"-E", "UTF8", "--locale=C", "--no-sync"); err != nil {
+	pw := make([]byte, 24)
+	if _, err := rand.Read(pw); err != nil {
+		return fmt.Errorf("make the PostgreSQL password: %w", err)
+	}
+	c.Password = hex.EncodeToString(pw)
+	pwfile := filepath.Join(c.Dir, "pwfile")
+	if err := c.writePrivate(pwfile, c.Password+"\n"); err != nil {
+		return err
+	}
+	out, err := c.run(ctx, true, "initdb", "-D", c.data(), "--auth=scram-sha-256", "--pwfile="+pwfile, "-U", User,
+		"-E", "UTF8", "--locale=C", "--no-sync")
+	os.Remove(pwfile)
+	if err != nil {
 		hint := ""
 		if c.asRoot && strings.Contains(out, "ermission denied") {
 			hint = " (every parent of " + c.Dir + " must be searchable by the postgres user: set TMPDIR to a directory such as /tmp)"
@@ -204,7 +244,7 @@ func (c *Cluster) start(ctx context.Context) error {
 		if err := c.configure(); err != nil {
 			return err
 		}
-		_, err = c.run(ctx, true, "pg_ctl", "-D", c.data(), "-l", c.logPath(), "-w", "-t", "60", "start")
+		err = c.serve(ctx)
 		if err == nil {
 			break
 		}
@@ -219,6 +259,66 @@ func (c *Cluster) start(ctx context.Context) error {
 		return fmt.Errorf("create database %s: %w: %s", Database, err, tail(out, 5))
 	}
 	fmt.Fprintf(c.log, "threadlab: PostgreSQL %s ready on 127.0.0.1:%d in %s (%v)\n", c.Version, c.Port, c.Dir, time.Since(t0).Round(time.Millisecond))
+	return nil
+}
+
+// serve starts the postmaster in the foreground under a supervisor and
+// waits until postmaster.pid says it accepts connections (what pg_ctl -w
+// waits for), the server exits, or ctx ends.
+func (c *Cluster) serve(ctx context.Context) error {
+	logf, err := os.OpenFile(c.logPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("open the server log: %w", err)
+	}
+	defer logf.Close() // the supervisor has its own copy
+	argv := []string{filepath.Join(c.Bin, "postgres"), "-D", c.data()}
+	fmt.Fprintf(c.log, "threadlab: %s\nthreadlab: waiting for PostgreSQL to accept connections\n", strings.Join(argv, " "))
+	p, err := supervise.Start(supervise.Spec{Argv: argv, Dir: c.Dir, Env: append(os.Environ(), "LC_ALL=C"),
+		Stdout: logf, Stderr: logf, Cred: c.cred, Grace: stopTimeout})
+	if err != nil {
+		return err
+	}
+	deadline := time.After(startTimeout)
+	for {
+		if ready(c.data()) {
+			c.server = p
+			return nil
+		}
+		select {
+		case <-p.Done():
+			return fmt.Errorf("postgres exited before it was ready: %v", p.Err())
+		case <-ctx.Done():
+			p.Kill()
+			return fmt.Errorf("postgres start-up: %w", ctx.Err())
+		case <-deadline:
+			p.Kill()
+			return fmt.Errorf("postgres not ready after %s", startTimeout)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// ready reports whether postmaster.pid's status line (the 8th, since
+// PostgreSQL 10) says "ready".
+func ready(data string) bool {
+	b, err := os.ReadFile(filepath.Join(data, "postmaster.pid"))
+	if err != nil {
+		return false
+	}
+	lines := strings.Split(string(b), "\n")
+	return len(lines) >= 8 && strings.TrimSpace(lines[7]) == "ready"
+}
+
+// writePrivate writes a file only the server's user can read.
+func (c *Cluster) writePrivate(path, text string) error {
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if c.cred != nil {
+		if err := os.Chown(path, int(c.cred.Uid), int(c.cred.Gid)); err != nil {
+			return fmt.Errorf("hand %s to the postgres user: %w", path, err)
+		}
+	}
 	return nil
 }
 
@@ -260,14 +360,21 @@ func (c *Cluster) JDBCURL() string {
 }
 
 // Properties are the Spring properties that point a target at the cluster.
-// The password is empty: the cluster trusts every loopback connection.
+// The password is not among them: see Env.
 func (c *Cluster) Properties() map[string]string {
 	return map[string]string{
 		"spring.datasource.url":               c.JDBCURL(),
 		"spring.datasource.username":          User,
-		"spring.datasource.password":          "",
 		"spring.datasource.driver-class-name": "org.postgresql.Driver",
 	}
+}
+
+// Env is the environment that gives a target the password: Spring binds
+// SPRING_DATASOURCE_PASSWORD to spring.datasource.password. It is not a
+// command-line property because any local user can read command lines,
+// and the report records them.
+func (c *Cluster) Env() []string {
+	return []string{"SPRING_DATASOURCE_PASSWORD=" + c.Password}
 }
 
 // Exec runs SQL with psql in the threadlab database and returns its
@@ -296,7 +403,17 @@ func (c *Cluster) Stop() error {
 	}
 	c.stopped = true
 	var errs []error
-	if pid, ok := postmasterPID(c.data()); ok {
+	if c.server != nil {
+		// SIGINT is PostgreSQL's fast shutdown: sessions are ended, the
+		// postmaster stops its children and exits.
+		c.server.Signal(syscall.SIGINT)
+		select {
+		case <-c.server.Done():
+		case <-time.After(stopTimeout):
+			errs = append(errs, fmt.Errorf("PostgreSQL in %s did not shut down within %s; killed it", c.Dir, stopTimeout))
+			c.server.Kill()
+		}
+	} else if pid, ok := postmasterPID(c.data()); ok {
 		ctx, cancel := context.WithTimeout(context.Background(), stopTimeout+5*time.Second)
 		_, err := c.run(ctx, true, "pg_ctl", "-D", c.data(), "-m", "fast", "-w", "-t", strconv.Itoa(int(stopTimeout.Seconds())), "stop")
 		cancel()
@@ -305,9 +422,9 @@ func (c *Cluster) Stop() error {
 			killWait(pid)
 		}
 	}
-	// Anything still running with the dir in its command line is ours: a
-	// postmaster that pg_ctl started just before a cancel killed pg_ctl (it
-	// had not written postmaster.pid yet), or an initdb left by runuser.
+	// Anything still running with the dir in its command line is ours and
+	// should not be there: the supervisors make this a backstop for clusters
+	// of older threadlab versions found by sweep.
 	for _, pid := range procsWith(c.Dir + string(filepath.Separator)) {
 		errs = append(errs, fmt.Errorf("process %d was still running in %s; killed it", pid, c.Dir))
 		killWait(pid)
@@ -338,31 +455,45 @@ func (c *Cluster) logPath() string { return filepath.Join(c.Dir, "log") }
 
 // run runs a program from the bin dir in Dir and returns its combined
 // output, which also goes to the log. Server programs run as the postgres
-// user when threadlab is root. The command gets its own process group and the
-// whole group is killed on cancel, so runuser's child does not outlive it.
+// user when threadlab is root. The program runs under a supervisor: cancel
+// stops it and everything it started, and so does threadlab's death.
 func (c *Cluster) run(ctx context.Context, server bool, prog string, args ...string) (string, error) {
 	argv := append([]string{filepath.Join(c.Bin, prog)}, args...)
-	if server && c.asRoot {
-		argv = append([]string{"runuser", "-u", User, "--"}, argv...)
+	spec := supervise.Spec{Argv: argv, Dir: c.Dir, Grace: 2 * time.Second,
+		Env: append(os.Environ(), "LC_ALL=C", "PGCONNECT_TIMEOUT=10", "PGPASSWORD="+c.Password)}
+	if spec.Dir == "" {
+		spec.Dir = os.TempDir()
 	}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = c.Dir
-	if cmd.Dir == "" {
-		cmd.Dir = os.TempDir()
+	if server {
+		spec.Cred = c.cred
 	}
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGCONNECT_TIMEOUT=10")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	var out bytes.Buffer
-	cmd.Stdout = io.MultiWriter(&out, c.log)
-	cmd.Stderr = cmd.Stdout
+	var out outBuffer
+	spec.Stdout = io.MultiWriter(&out, c.log)
+	spec.Stderr = spec.Stdout
 	fmt.Fprintf(c.log, "threadlab: %s\n", strings.Join(argv, " "))
-	err := cmd.Run()
+	err := supervise.Run(ctx, spec)
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("%s: %w", prog, ctx.Err())
 	}
 	return out.String(), err
+}
+
+// outBuffer collects output written from the supervisor's copy goroutines.
+type outBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *outBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *outBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // postmasterPID reads the running server's pid from postmaster.pid.

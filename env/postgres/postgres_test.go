@@ -94,11 +94,29 @@ func TestStartStop(t *testing.T) {
 		t.Errorf("cluster %+v, want a dir in %s, a port, bin %s and a version", c, tmp, bin)
 	}
 
-	// What the brief asks: psql on the port, independent of Exec.
-	out, err := exec.Command(filepath.Join(bin, "psql"), "-X", "-A", "-t", "-h", "127.0.0.1",
-		"-p", strconv.Itoa(c.Port), "-U", "postgres", "-d", "threadlab", "-c", "select 1").CombinedOutput()
-	if err != nil || strings.TrimSpace(string(out)) != "1" {
-		t.Fatalf("psql select 1 on port %d: %v, %q; want 1", c.Port, err, out)
+	// What the brief asks: psql on the port, independent of Exec; and no
+	// trust authentication: the same psql without the password is refused,
+	// over TCP and over the socket, so another local user cannot get in.
+	psql := func(password, host string) (string, error) {
+		cmd := exec.Command(filepath.Join(bin, "psql"), "-X", "-A", "-t", "-w", "-h", host,
+			"-p", strconv.Itoa(c.Port), "-U", "postgres", "-d", "threadlab", "-c", "select 1")
+		cmd.Env = append(os.Environ(), "PGPASSWORD="+password, "PGPASSFILE=/dev/null")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := psql(c.Password, "127.0.0.1"); err != nil || strings.TrimSpace(out) != "1" {
+		t.Fatalf("psql select 1 on port %d with the password: %v, %q; want 1", c.Port, err, out)
+	}
+	for _, host := range []string{"127.0.0.1", c.Dir} {
+		if out, err := psql("", host); err == nil || !strings.Contains(out, "password") {
+			t.Errorf("psql on %s without a password: %v, %q; want it refused (scram-sha-256, no trust)", host, err, out)
+		}
+	}
+	if len(c.Password) < 32 {
+		t.Errorf("password %q: want a long random one", c.Password)
+	}
+	if env := c.Env(); len(env) != 1 || env[0] != "SPRING_DATASOURCE_PASSWORD="+c.Password {
+		t.Errorf("Env() = %q, want the password for Spring's datasource", env)
 	}
 
 	tests := []struct {
@@ -108,6 +126,8 @@ func TestStartStop(t *testing.T) {
 		{"show fsync", "off", "throw-away data: no disk flush on the request path"},
 		{"show synchronous_commit", "off", "commits do not wait for WAL to reach disk"},
 		{"show listen_addresses", "127.0.0.1", "loopback only"},
+		{"show password_encryption", "scram-sha-256", "no md5 hashes"},
+		{"select count(*) from pg_hba_file_rules where auth_method not in ('scram-sha-256')", "0", "every hba rule asks for scram-sha-256"},
 		{"show port", strconv.Itoa(c.Port), "the port the JDBC URL names"},
 		{"select current_database()", "threadlab", "the database Start creates"},
 		{"show server_encoding", "UTF8", "initdb's encoding does not depend on the host locale"},
@@ -126,7 +146,6 @@ func TestStartStop(t *testing.T) {
 	wantProps := map[string]string{
 		"spring.datasource.url":               url,
 		"spring.datasource.username":          "postgres",
-		"spring.datasource.password":          "",
 		"spring.datasource.driver-class-name": "org.postgresql.Driver",
 	}
 	if c.JDBCURL() != url || !maps.Equal(c.Properties(), wantProps) {
@@ -204,8 +223,8 @@ func TestStartCancelledLeavesNothing(t *testing.T) {
 		reason  string
 	}{
 		{"", "an already cancelled context creates nothing"},
-		{"running bootstrap script", "initdb is killed part-way, as the postgres user under runuser"},
-		{"waiting for server to start", "pg_ctl is killed while the postmaster it launched comes up"},
+		{"running bootstrap script", "initdb is killed part-way, as the postgres user"},
+		{"waiting for PostgreSQL to accept connections", "the postmaster is killed while it comes up"},
 		{"createdb -h", "the server runs; creating the database is cancelled"},
 	}
 	for _, tt := range tests {

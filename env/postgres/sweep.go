@@ -1,8 +1,9 @@
 package postgres
 
 // A run killed with SIGKILL, a panic in another goroutine or a power cut
-// cannot call Stop, and pg_ctl's postmaster lives on in its own session. So
-// every cluster dir records the process that owns it, and Start removes the
+// cannot call Stop. The supervisor kills the postmaster when threadlab goes
+// (and a power cut stops everything), but the dir stays. So every cluster
+// dir records the process that owns it, and Start removes the
 // clusters whose owner is gone before it creates a new one. Clusters of live
 // threadlab processes (parallel tests, a second run) are left alone.
 
@@ -44,6 +45,9 @@ func sweep(tmp, bin string, log io.Writer) {
 		}
 		fmt.Fprintf(log, "threadlab: removing PostgreSQL cluster %s left by process %d, which is gone\n", dir, pid)
 		c := &Cluster{Dir: dir, Bin: bin, log: log, asRoot: os.Geteuid() == 0}
+		if c.asRoot {
+			c.cred, _ = serverCred() // without it pg_ctl refuses, and Stop kills instead
+		}
 		if err := c.Stop(); err != nil {
 			fmt.Fprintf(log, "threadlab: %v\n", err)
 		}

@@ -15,8 +15,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"github.com/threadlab/threadlab/env/supervise"
 )
 
 // StampFile sits next to each jar and holds the source hash it was built from.
@@ -51,11 +54,11 @@ func Build(ctx context.Context, root string, log io.Writer) (map[string]string, 
 		return jars, nil
 	}
 
-	unlock, err := lockBuild(ctx, root)
+	lock, err := lockBuild(ctx, root)
 	if err != nil {
 		return nil, fmt.Errorf("build targets: %w", err)
 	}
-	defer unlock()
+	defer lock.Close()        // closing the last copy releases the flock
 	if upToDate(root, hash) { // another process built it while we waited
 		return jars, nil
 	}
@@ -73,17 +76,19 @@ func Build(ctx context.Context, root string, log io.Writer) (map[string]string, 
 	}
 	// clean: a source file deleted since the last build must not survive as a
 	// stale class in target/classes.
-	cmd := exec.CommandContext(ctx, mvn, "-q", "-B", "-DskipTests", "clean", "package")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "JAVA_HOME="+javaHome)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	var out bytes.Buffer
-	cmd.Stdout = io.MultiWriter(&out, log)
-	cmd.Stderr = cmd.Stdout
+	argv := []string{mvn, "-q", "-B", "-DskipTests", "clean", "package"}
+	var out lockedBuffer
+	w := io.MultiWriter(&out, log)
 	fmt.Fprintf(log, "building targets in %s with %s (JAVA_HOME=%s)\n", root, mvn, javaHome)
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
+	// Maven runs under a supervisor (env/supervise): Ctrl-C stops it and
+	// its forked JVMs, and so does threadlab's death, even by kill -9. The
+	// supervisor holds the lock too, so the lock is free exactly when no
+	// process of this build is left: a second run cannot start a second
+	// build in the same tree while an orphan of the first still writes it.
+	err = supervise.Run(ctx, supervise.Spec{Argv: argv, Dir: root, Env: append(os.Environ(), "JAVA_HOME="+javaHome),
+		Stdout: w, Stderr: w, Grace: 3 * time.Second, Hold: []*os.File{lock}})
+	if err != nil {
 		return nil, fmt.Errorf("build targets: mvn -q -B -DskipTests clean package in %s failed (%w); run it there to see the full log; last lines:\n%s",
 			root, err, tail(out.String(), 30))
 	}
@@ -174,35 +179,57 @@ func writeStamp(path, hash string) error {
 	return nil
 }
 
-// lockBuild takes an exclusive flock on a file keyed by root. The file lives
-// in the temp dir, not in target/, because mvn clean deletes target/ and a
-// lock on a deleted file excludes nobody.
-func lockBuild(ctx context.Context, root string) (unlock func(), err error) {
-	sum := sha256.Sum256([]byte(root))
-	path := filepath.Join(os.TempDir(), "threadlab-build-"+hex.EncodeToString(sum[:6])+".lock")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+// lockBuild takes an exclusive flock on a file keyed by root and returns
+// the open file; closing it (and every copy, such as the one the Maven
+// supervisor holds) releases the lock, and so does the death of every
+// holder, so a killed build never leaves a stale lock. The file lives in the
+// temp dir, not in target/, because mvn clean deletes target/ and a lock on
+// a deleted file excludes nobody.
+func lockBuild(ctx context.Context, root string) (*os.File, error) {
+	f, err := os.OpenFile(lockPath(root), os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("open build lock: %w", err)
 	}
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
-			return func() {
-				syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-				f.Close()
-			}, nil
+			return f, nil
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
 			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, err)
+			return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
 		}
 		select {
 		case <-ctx.Done():
 			f.Close()
-			return nil, fmt.Errorf("waiting for another threadlab build of %s (lock %s): %w", root, path, ctx.Err())
+			return nil, fmt.Errorf("waiting for another threadlab build of %s (lock %s): %w", root, f.Name(), ctx.Err())
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// lockPath is the build lock of the targets tree at root.
+func lockPath(root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(os.TempDir(), "threadlab-build-"+hex.EncodeToString(sum[:6])+".lock")
+}
+
+// lockedBuffer collects Maven's output from the supervisor's copy goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // tail returns the last n lines of s.

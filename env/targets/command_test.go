@@ -17,18 +17,24 @@ func TestCommand(t *testing.T) {
 		want    []string
 	}{
 		{"no props, no options", nil, nil,
-			[]string{"/jdk/bin/java", "-jar", "/t/app.jar", "--server.port=8080"}},
+			[]string{"/jdk/bin/java", "-jar", "/t/app.jar", "--server.port=8080", "--server.address=127.0.0.1"}},
 		{"JVM options keep their order and come before -jar", nil, []string{"-Xmx1g", "-XX:ActiveProcessorCount=2", "-Dreactor.netty.ioWorkerCount=4"},
-			[]string{"/jdk/bin/java", "-Xmx1g", "-XX:ActiveProcessorCount=2", "-Dreactor.netty.ioWorkerCount=4", "-jar", "/t/app.jar", "--server.port=8080"}},
+			[]string{"/jdk/bin/java", "-Xmx1g", "-XX:ActiveProcessorCount=2", "-Dreactor.netty.ioWorkerCount=4", "-jar", "/t/app.jar", "--server.port=8080", "--server.address=127.0.0.1"}},
 		{"properties are sorted by key for a stable command line",
 			map[string]string{"spring.threads.virtual.enabled": "true", "server.tomcat.threads.max": "400", "spring.datasource.hikari.maximum-pool-size": "50"}, nil,
-			[]string{"/jdk/bin/java", "-jar", "/t/app.jar", "--server.port=8080", "--server.tomcat.threads.max=400", "--spring.datasource.hikari.maximum-pool-size=50", "--spring.threads.virtual.enabled=true"}},
+			[]string{"/jdk/bin/java", "-jar", "/t/app.jar", "--server.port=8080", "--server.address=127.0.0.1", "--server.tomcat.threads.max=400", "--spring.datasource.hikari.maximum-pool-size=50", "--spring.threads.virtual.enabled=true"}},
 		{"values with spaces and shell characters stay one argument",
 			map[string]string{"spring.datasource.url": "jdbc:postgresql://127.0.0.1:5433/db?a=b&c=d", "x.y": "two words"}, nil,
-			[]string{"/jdk/bin/java", "-jar", "/t/app.jar", "--server.port=8080", "--spring.datasource.url=jdbc:postgresql://127.0.0.1:5433/db?a=b&c=d", "--x.y=two words"}},
+			[]string{"/jdk/bin/java", "-jar", "/t/app.jar", "--server.port=8080", "--server.address=127.0.0.1", "--spring.datasource.url=jdbc:postgresql://127.0.0.1:5433/db?a=b&c=d", "--x.y=two words"}},
 		{"server.port in props is dropped: the port argument wins",
 			map[string]string{"server.port": "9999", "a": "1"}, nil,
-			[]string{"/jdk/bin/java", "-jar", "/t/app.jar", "--server.port=8080", "--a=1"}},
+			[]string{"/jdk/bin/java", "-jar", "/t/app.jar", "--server.port=8080", "--a=1", "--server.address=127.0.0.1"}},
+		{"a separate actuator port listens on loopback too",
+			map[string]string{"management.server.port": "9090"}, nil,
+			[]string{"/jdk/bin/java", "-jar", "/t/app.jar", "--server.port=8080", "--management.server.address=127.0.0.1", "--management.server.port=9090", "--server.address=127.0.0.1"}},
+		{"an address the manifest or a host inventory names wins over loopback",
+			map[string]string{"server.address": "10.0.0.2"}, nil,
+			[]string{"/jdk/bin/java", "-jar", "/t/app.jar", "--server.port=8080", "--server.address=10.0.0.2"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -48,14 +48,28 @@ func JarPath(root, name string) string {
 }
 
 // Command is the argv that starts a target jar: java, the JVM options in the
-// order given, -jar, the port, then every Spring property as --key=value
-// sorted by key (a stable command line for the report). It is never a shell
-// string. A "server.port" in props is dropped: port wins, and a second
-// --server.port would make Spring see "8080,9090".
+// order given, -jar, the port and the loopback address, then every Spring
+// property as --key=value sorted by key (a stable command line for the
+// report). It is never a shell string. A "server.port" in props is dropped:
+// port wins, and a second --server.port would make Spring see "8080,9090".
+//
+// The target listens on 127.0.0.1 only (server.address, and
+// management.server.address should a manifest give actuator its own port):
+// the app and /actuator/prometheus are not for the network. A
+// "server.address" in props overrides it, for a host inventory that names
+// another address.
 func Command(javaHome, jar string, port int, props map[string]string, jvmOpts []string) []string {
 	argv := []string{filepath.Join(javaHome, "bin", "java")}
 	argv = append(argv, jvmOpts...)
 	argv = append(argv, "-jar", jar, "--server.port="+strconv.Itoa(port))
+	all := map[string]string{"server.address": "127.0.0.1"}
+	if _, ok := props["management.server.port"]; ok {
+		all["management.server.address"] = "127.0.0.1"
+	}
+	for k, v := range props {
+		all[k] = v
+	}
+	props = all
 	keys := make([]string, 0, len(props))
 	for k := range props {
 		if k != "server.port" {

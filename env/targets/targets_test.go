@@ -540,6 +540,7 @@ func TestSpringMVCOnPostgres(t *testing.T) {
 	t.Cleanup(func() { down.Close() })
 
 	props := pg.Properties()
+	props["spring.datasource.password"] = pg.Password // a test's command line; threadlab passes it in the environment
 	props["threadlab.orders"] = "5000"
 	props["threadlab.downstream-url"] = down.URL()
 	tg := start(t, javaHome, jars["spring-mvc"], props)
