@@ -21,15 +21,9 @@ var Metrics = []string{"rps", "requests", "errors", "error_pct", "p50_ms", "p90_
 // Normalize fills every default in one place, so the manifest saved with a
 // run states exactly what ran. It is idempotent.
 func (m *Manifest) Normalize() {
-	if m.Trials == 0 {
-		m.Trials = 5
-	}
+	m.normalizeReplication()
 	if m.Order == "" {
 		m.Order = "interleaved"
-	}
-	if m.FreshJVM == nil {
-		t := true
-		m.FreshJVM = &t
 	}
 	if m.Startup.Timeout == 0 {
 		m.Startup.Timeout = 90 * time.Second
@@ -200,9 +194,7 @@ func (m *Manifest) validate(pos positions) Problems {
 			bad(f+".jvm", "jvm options apply to built-in targets only (put them in command: instead)")
 		}
 	}
-	if m.Trials < 1 {
-		bad("trials", "must be at least 1 (got %d); 6 or more give a confidence interval", m.Trials)
-	}
+	m.validateReplication(bad)
 	if m.Order != "interleaved" && m.Order != "sequential" {
 		bad("order", "%q is not an order (use interleaved or sequential)", m.Order)
 	}

@@ -32,6 +32,8 @@ type Cell struct {
 	Group   string
 	Metric  string
 	Values  []float64
+	// Forks are the per-fork iteration values; when set, Values holds one summary per fork.
+	Forks [][]float64
 }
 
 // Estimate is a claim's result at one sweep point (compare) or one slice of
