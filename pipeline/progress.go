@@ -67,7 +67,7 @@ func (b *Bar) Done(j Job, r record.Trial) {
 	}
 	b.bar.Add(1)
 }
-func (b *Bar) Close()                     { b.bar.Finish() }
+func (b *Bar) Close() { b.bar.Finish() }
 
 // Lines is the display when stdout is not a terminal: one line per trial
 // with the run's ETA.

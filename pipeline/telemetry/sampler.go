@@ -96,9 +96,9 @@ type Sampler struct {
 	prev     reading
 	groups   []int             // process groups whose CPU is the experiment's
 	own      map[int]procTicks // their processes at the previous reading
-	gc       *counters // last successful scrape's cumulative GC counters
-	skipped  int       // malformed metric lines over all scrapes
-	lost     bool      // the target exited (or its pid was reused): no more process figures
+	gc       *counters         // last successful scrape's cumulative GC counters
+	skipped  int               // malformed metric lines over all scrapes
+	lost     bool              // the target exited (or its pid was reused): no more process figures
 }
 
 // reading is the cumulative state at one instant.
