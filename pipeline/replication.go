@@ -36,6 +36,7 @@ type cellState struct {
 	trial    int // last trial number used in trials.csv
 	nextFork int // id for a replacement fork
 	spent    string
+	short    int // forks that ended with fewer valid iterations than planned
 }
 
 func newReplication() *replication {
@@ -193,6 +194,9 @@ func (r *replication) stops(s *State) []record.CellStop {
 			st.Reason = "max reached"
 		default:
 			st.Reason = "planned n reached"
+		}
+		if c.short > 0 {
+			st.Reason += fmt.Sprintf(" (%d fork(s) with fewer valid iterations than planned: %s)", c.short, c.spent)
 		}
 		out = append(out, st)
 	}
