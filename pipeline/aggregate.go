@@ -226,6 +226,7 @@ func (Claims) Run(ctx context.Context, s *State) error {
 	for _, c := range s.M.Claims {
 		sc := claimCells(s, c, cells)
 		v := stats.Evaluate(c.ID, c.Says, c.Check, sc, s.M.Seed)
+		capByForks(&v, c.Check, sc)
 		rv := record.Verdict{ID: v.ID, Says: v.Says, Status: v.Status, Reason: v.Reason, Leans: v.Leans, Evidence: v.Evidence,
 			Ratio: finite(v.Ratio), Low: finite(v.Low), High: finite(v.High), P: finite(v.P), Flags: v.Flags}
 		if d := c.Decision; d != nil {
@@ -256,6 +257,29 @@ func claimCells(s *State, c experiments.Claim, cells map[record.CellKey][]record
 		return strings.Compare(a.Variant+record.FormatPoint(a.Point), b.Variant+record.FormatPoint(b.Point))
 	})
 	return sc
+}
+
+// MinForks is the fewest forks a cell may have for a claim that reads it
+// to be decided: below it the claim rests on too few fresh JVMs to say
+// anything about the next one (issue 10), whatever its iterations say.
+const MinForks = 3
+
+// capByForks makes a verdict inconclusive, keeping what it leaned to, when
+// a cell it reads has fewer than MinForks forks.
+func capByForks(v *stats.Verdict, k stats.Check, cells []stats.Cell) {
+	if v.Status == stats.Inconclusive {
+		return
+	}
+	for _, c := range cells {
+		cell := Cell{Variant: experiments.Variant{Name: c.Variant}, Point: c.Point}
+		if !dependsOn(k, cell) || len(c.Values) >= MinForks {
+			continue
+		}
+		why := fmt.Sprintf("%s rests on %d fork(s): fewer than %d fresh JVMs cannot replicate a claim (raise forks)", cell.id(), len(c.Values), MinForks)
+		v.Leans, v.Status, v.Reason = v.Status, stats.Inconclusive, why
+		v.Evidence = append(v.Evidence, why)
+		return
+	}
 }
 
 // finite maps NaN and infinities to 0 so verdicts.json stays valid JSON.

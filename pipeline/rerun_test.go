@@ -169,3 +169,34 @@ func TestDependsOn(t *testing.T) {
 		}
 	}
 }
+
+func TestCapByForks(t *testing.T) {
+	k := stats.Check{Metric: "rps", Compare: []string{"a", "b"}, AtLeast: stats.F(1.5)}
+	cell := func(v string, n int) stats.Cell {
+		c := stats.Cell{Variant: v, Metric: "rps"}
+		for i := 0; i < n; i++ {
+			c.Values = append(c.Values, float64(100+i))
+		}
+		return c
+	}
+	tests := []struct {
+		cells  []stats.Cell
+		status string
+		leans  string
+		why    string
+	}{
+		{[]stats.Cell{cell("a", 3), cell("b", 3)}, stats.Supported, "", "three forks each: the verdict stands"},
+		{[]stats.Cell{cell("a", 2), cell("b", 5)}, stats.Inconclusive, stats.Supported, "two forks of a: at most inconclusive, leaning to what it said"},
+		{[]stats.Cell{cell("a", 5), cell("b", 5), cell("c", 1)}, stats.Supported, "", "a cell the claim does not read does not count"},
+	}
+	for _, tt := range tests {
+		v := stats.Verdict{Status: stats.Supported}
+		capByForks(&v, k, tt.cells)
+		if v.Status != tt.status || v.Leans != tt.leans {
+			t.Errorf("%s: status %s leans %q, want %s %q", tt.why, v.Status, v.Leans, tt.status, tt.leans)
+		}
+		if tt.status == stats.Inconclusive && !strings.Contains(v.Reason, "a rests on 2 fork(s)") {
+			t.Errorf("%s: reason %q does not say which cell has too few forks", tt.why, v.Reason)
+		}
+	}
+}
