@@ -95,7 +95,7 @@ func TestLint(t *testing.T) {
 			why:  "warmup: 0s is the same as none"},
 
 		{name: "one fork, many iterations", with: map[string]string{"trials": "1\niterations: 6"},
-			want: []string{"trials: 1 trial give no 95% confidence interval", "trials: fewer than 4 trials per cell", "trials: 1 fresh JVM(s) with 6 iterations each"},
+			want: []string{"trials: 1 trial give no 95% confidence interval", "trials: fewer than 4 trials per cell", "trials: 1 fresh JVM(s) with 6 iteration(s) each"},
 			why:  "iterations in one JVM inherit its JIT profile and heap, so they are not independent samples"},
 
 		{name: "burst below the pool", with: map[string]string{"load": "\n  model: burst\n  burst: 150\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: 5s"},

@@ -3,8 +3,11 @@ package pipeline
 import (
 	"fmt"
 	"maps"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/threadlab/threadlab/experiments"
@@ -23,6 +26,9 @@ type replication struct {
 	decidedLook int
 	forksDone   int // forks finished in this process: invalidates decided
 	decidedAt   int
+	// groups are the process groups of services threadlab started (the
+	// PostgreSQL cluster): their CPU is the experiment's, not host noise.
+	groups []int
 	// before holds the wall-clock buckets as the trials stage began, so a
 	// resumed run's earlier seconds are not booked twice.
 	before map[string]float64
@@ -201,6 +207,22 @@ func (r *replication) stops(s *State) []record.CellStop {
 		out = append(out, st)
 	}
 	return out
+}
+
+// serviceGroup records the process group of a service from its pid file
+// (PostgreSQL's postmaster.pid: the pid on the first line leads its
+// group, since pg_ctl starts the server in a new session).
+func (r *replication) serviceGroup(pidFile string) {
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		return
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	if pid, err := strconv.Atoi(strings.TrimSpace(first)); err == nil && pid > 0 {
+		if g, err := syscall.Getpgid(pid); err == nil {
+			r.groups = append(r.groups, g)
+		}
+	}
 }
 
 // Wall-clock buckets of run.json's time.stages_s.

@@ -174,6 +174,7 @@ func (Services) Run(ctx context.Context, s *State) error {
 		for k, v := range c.Properties() {
 			s.ServiceProps[k] = v
 		}
+		s.rep.serviceGroup(filepath.Join(c.Dir, "data", "postmaster.pid")) // its CPU is not host noise
 		s.Logf("PostgreSQL at %s (started in %s)", c.JDBCURL(), time.Since(start).Round(time.Millisecond))
 	}
 	return nil

@@ -243,7 +243,7 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 	if p := s.Opt.Progress; p != nil {
 		plan.OnTick = p.Tick
 	}
-	sampler := telemetry.StartWith(ctx, t.Pid(), t.MetricsURL(), telemetry.Options{Interval: time.Second})
+	sampler := telemetry.StartWith(ctx, t.Pid(), t.MetricsURL(), telemetry.Options{Interval: time.Second, Groups: r.groups})
 	started := now()
 	t0 := time.Now()
 	res, err := load.Run(ctx, plan)
