@@ -88,8 +88,8 @@ type Noise struct {
 const (
 	DefaultForks          = 5
 	DefaultRetries        = 3
-	DefaultNoisePct       = 10.0 // % of one core: the "10% of one core averaged over the window"
-	DefaultIterationPause = 500 * time.Millisecond
+	DefaultNoisePct       = 10.0                   // % of one core: the "10% of one core averaged over the window"
+	DefaultIterationPause = 250 * time.Millisecond // drains the last window's stragglers; short, it is dead time
 )
 
 // normalizeReplication moves the older trials: into forks: and fills the
