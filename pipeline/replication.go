@@ -158,7 +158,11 @@ func (r *replication) wanted(s *State, t Trials, j Job) (bool, error) {
 	if j.Fork <= f.Min || !f.Sequential() {
 		return true, nil
 	}
-	if r.decided == nil || r.decidedAt != r.forksDone || r.decidedLook != j.Fork {
+	// Interleaved: one look per round, on the data of the rounds before it,
+	// so every cell of a round is judged on the same data. Sequential order
+	// runs a cell's forks in a row: look again after each fork.
+	stale := r.decided == nil || r.decidedLook != j.Fork || (s.M.Order == "sequential" && r.decidedAt != r.forksDone)
+	if stale {
 		decide := t.Decide
 		if decide == nil {
 			decide = DecideByClaims
