@@ -49,7 +49,7 @@ func (r *Rounds) UnmarshalYAML(n *yaml.Node) error {
 		*r = Rounds(p)
 		return nil
 	}
-	return &yaml.TypeError{Errors: []string{lineMsg(n, "write a number of forks like 5, or {min: 5, max: 20} for sequential rounds")}}
+	return &yaml.TypeError{Errors: []string{lineMsg(n, "a list is not a number of forks (write a number like 5, or {min: 5, max: 20} for sequential rounds)")}}
 }
 
 // MarshalYAML writes a fixed count as a number, so a normalized manifest
