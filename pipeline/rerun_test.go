@@ -200,3 +200,16 @@ func TestCapByForks(t *testing.T) {
 		}
 	}
 }
+
+func TestFlagReasons(t *testing.T) {
+	m := parse(t, 3)
+	gone := telemetry.Flag{Code: telemetry.FlagPidGone, Msg: "target pid 7 gone at t=1.0s"}
+	if r := flagReasons(m, []telemetry.Flag{gone}); len(r) != 0 {
+		t.Errorf("no claim reads a process column: the flag stays data, got %v", r)
+	}
+	m.Claims[0].Check.Metric = "target_cpu_pct"
+	r := flagReasons(m, []telemetry.Flag{gone, {Code: telemetry.FlagCounterReset, Msg: "gc"}})
+	if len(r) != 1 || !strings.Contains(r[0], "pid_gone spoils target_cpu_pct, which a claim reads") {
+		t.Errorf("a claim reads target_cpu_pct: want one reason naming the flag and the column, got %v", r)
+	}
+}
