@@ -122,52 +122,21 @@ func (s *State) runCell(ctx context.Context, seq int, j Job) error {
 func (s *State) runFork(ctx context.Context, seq int, j Job, fork int, retry bool) (lost string, err error) {
 	m, r := s.M, s.rep
 	c := r.cell(s, j.Cell.id(), nil)
-	var waited time.Duration
-	var busy float64
-	if m.CoolDown.MaxBusyPct < 100 { // 100 opens the gate: no need to measure
-		t0 := time.Now()
-		waited, busy = telemetry.CoolDown(ctx, m.CoolDown.MaxBusyPct, m.CoolDown.MaxWait)
-		r.spent(s, tCoolDowns, time.Since(t0))
-	}
-	f := forkRun{seq: seq, job: j, fork: fork, retry: retry, busy: busy, waited: waited}
+	f := forkRun{seq: seq, job: j, fork: fork, retry: retry}
+	f.waited, f.busy = s.gate(ctx)
 	if p := s.Opt.Progress; p != nil {
 		p.Trial(j, seq)
 	}
-	t0 := time.Now()
-	t, err := s.launch(ctx, j, seq, fork)
-	f.startup = time.Since(t0)
-	r.spent(s, tStarts, f.startup)
-	c.runs++
-	if err != nil {
-		if errors.Is(err, errStartup) && m.Startup.OnFailure == "continue" && ctx.Err() == nil {
-			c.trial++
-			row := record.Trial{Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Group: m.Load.Measure,
-				Trial: c.trial, Seq: seq, Fork: fork, Retry: retry, Valid: false, Reason: "target failed to start", Started: now()}
-			if err := record.AppendCSV(s.Dir, record.TrialsFile, []record.Trial{row}); err != nil {
-				return "", err
-			}
-			return err.Error(), nil
-		}
-		return "", err
+	t, lost, err := s.startFork(ctx, &f)
+	if t == nil {
+		return lost, err
 	}
-	f.target = t
-	s.OnCleanup(func() { t.Stop() })
-	defer func() {
-		t0 := time.Now()
-		t.Stop()
-		r.spent(s, tStops, time.Since(t0))
-		if m.CoolDown.Pause > 0 && ctx.Err() == nil {
-			t0 = time.Now()
-			sleep(ctx, m.CoolDown.Pause)
-			r.spent(s, tCoolDowns, time.Since(t0))
-		}
-	}()
-	s.Meta.TargetCmds[j.Cell.Variant.Name+"@"+j.Cell.PointString()] = t.Argv()
+	defer s.stopFork(ctx, t)
 	plan, err := LoadPlan(m, j.Cell, t.URL(), m.Seed+int64(seq))
 	if err != nil {
 		return "", err
 	}
-	t0 = time.Now()
+	t0 := time.Now()
 	err = s.warmup(ctx, j, seq, fork, plan)
 	r.spent(s, tWarmups, time.Since(t0))
 	if err != nil {
@@ -210,6 +179,61 @@ func (s *State) runFork(ctx context.Context, seq int, j Job, fork int, retry boo
 		c.short++
 	}
 	return "", nil
+}
+
+// gate waits for a quiet host before a fork (cooldown.max_busy_pct) and
+// returns how long it waited and the busy share it measured last.
+func (s *State) gate(ctx context.Context) (time.Duration, float64) {
+	m := s.M
+	if m.CoolDown.MaxBusyPct >= 100 { // 100 opens the gate: no need to measure
+		return 0, 0
+	}
+	t0 := time.Now()
+	waited, busy := telemetry.CoolDown(ctx, m.CoolDown.MaxBusyPct, m.CoolDown.MaxWait)
+	s.rep.spent(s, tCoolDowns, time.Since(t0))
+	return waited, busy
+}
+
+// startFork launches the fork's target. A target that does not start is
+// an error, or with startup.on_failure: continue an invalid row and a lost
+// fork (nil target, lost says why).
+func (s *State) startFork(ctx context.Context, f *forkRun) (t Target, lost string, err error) {
+	m, j := s.M, f.job
+	c := s.rep.cell(s, j.Cell.id(), nil)
+	t0 := time.Now()
+	t, err = s.launch(ctx, j, f.seq, f.fork)
+	f.startup = time.Since(t0)
+	s.rep.spent(s, tStarts, f.startup)
+	c.runs++
+	if err == nil {
+		f.target = t
+		s.OnCleanup(func() { t.Stop() })
+		s.Meta.TargetCmds[j.Cell.Variant.Name+"@"+j.Cell.PointString()] = t.Argv()
+		return t, "", nil
+	}
+	if !errors.Is(err, errStartup) || m.Startup.OnFailure != "continue" || ctx.Err() != nil {
+		return nil, "", err
+	}
+	c.trial++
+	row := record.Trial{Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Group: m.Load.Measure,
+		Trial: c.trial, Seq: f.seq, Fork: f.fork, Retry: f.retry, Valid: false, Reason: "target failed to start", Started: now()}
+	if err := record.AppendCSV(s.Dir, record.TrialsFile, []record.Trial{row}); err != nil {
+		return nil, "", err
+	}
+	return nil, err.Error(), nil
+}
+
+// stopFork stops a fork's target and pauses (cooldown.pause) so the next
+// fork does not start beside its shutdown.
+func (s *State) stopFork(ctx context.Context, t Target) {
+	t0 := time.Now()
+	t.Stop()
+	s.rep.spent(s, tStops, time.Since(t0))
+	if p := s.M.CoolDown.Pause; p > 0 && ctx.Err() == nil {
+		t0 = time.Now()
+		sleep(ctx, p)
+		s.rep.spent(s, tCoolDowns, time.Since(t0))
+	}
 }
 
 // forkRun is what the iterations of one fork share.
