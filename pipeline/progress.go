@@ -86,7 +86,7 @@ func (l *Lines) Done(j Job, r record.Trial) {
 	l.doneThisRun++
 	l.total = max(l.total, l.done) // re-runs and sequential rounds go past the plan
 	eta := time.Duration(float64(time.Since(l.start)) / float64(l.doneThisRun) * float64(l.total-l.done))
-	fmt.Fprintf(l.W, "[%d/%d] %s: %s (ETA %s)\n", l.done, l.total, cellLabel(j), describe(r), eta.Round(time.Second))
+	fmt.Fprintf(l.W, "[%d/%d] %s iteration %d: %s (ETA %s)\n", l.done, l.total, cellLabel(j), r.Iteration, describe(r), eta.Round(time.Second))
 }
 func (l *Lines) Close() {}
 

@@ -324,11 +324,13 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 	if err := s.saveMeta(); err != nil {
 		return rows[0], err
 	}
+	shown := j
+	shown.Fork = f.fork // a replacement fork has its own id
 	if p := s.Opt.Progress; p != nil {
-		p.Done(j, rows[0])
+		p.Done(shown, rows[0])
 	}
 	if s.Opt.Progress == nil {
-		s.Logf("fork %d/%d %s iteration %d: %s", f.seq, len(s.Jobs), cellLabel(j), it, describe(rows[0]))
+		s.Logf("%d/%d %s iteration %d: %s", f.seq, len(s.Jobs), cellLabel(shown), it, describe(rows[0]))
 	}
 	return rows[0], nil
 }
