@@ -176,6 +176,9 @@ func (m *Manifest) lintReplication(warn func(string, string, ...any)) {
 	if n < 4 && len(m.Variants) > 1 {
 		warn(key, "fewer than 4 %s per cell cannot show a significant difference between variants (Mann-Whitney U needs 4 against 4)", key)
 	}
+	if m.Forks.Sequential() && len(m.Claims) == 0 {
+		warn(key, "sequential rounds (%s) stop when the claims are decided, and this manifest has none: every cell runs to max %d; write a number instead", m.Forks, m.Forks.Max)
+	}
 	if n < 3 && m.Profile != "smoke" && len(m.Claims) > 0 {
 		warn(key, "%d fresh JVM(s) with %d iteration(s) each: iterations of one JVM are not independent, so every claim stays inconclusive below 3 forks; use 3 or more", n, m.Iterations)
 	}

@@ -113,7 +113,9 @@ func DecideByClaims(s *State, look, maxLooks int) (map[cellID]bool, error) {
 		decided[c.id()] = len(s.M.Claims) > 0
 	}
 	for _, c := range s.M.Claims {
-		v := stats.Evaluate(c.ID, c.Says, c.Check, claimCells(s, c, cells), s.M.Seed)
+		sc := claimCells(s, c, cells)
+		v := stats.Evaluate(c.ID, c.Says, c.Check, sc, s.M.Seed)
+		capByForks(&v, c.Check, sc) // the same rule as the claims stage: no decision below MinForks
 		if v.Status != stats.Inconclusive {
 			continue
 		}
