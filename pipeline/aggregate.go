@@ -11,6 +11,7 @@ import (
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/report"
 	"github.com/threadlab/threadlab/pipeline/stats"
+	"github.com/threadlab/threadlab/pipeline/telemetry"
 )
 
 // Aggregate summarizes every cell and metric across the valid trials and
@@ -92,7 +93,7 @@ func forkValues(ts []record.Trial, metric string) (medians []float64, forks [][]
 	index := map[int]int{}
 	for _, t := range ts {
 		x, ok := Metric(t, metric)
-		if !ok || math.IsNaN(x) {
+		if !ok || math.IsNaN(x) || spoiled(t, metric) {
 			continue
 		}
 		id := t.Fork
@@ -111,6 +112,22 @@ func forkValues(ts []record.Trial, metric string) (medians []float64, forks [][]
 		medians = append(medians, median(f))
 	}
 	return medians, forks
+}
+
+// spoiled tells whether a telemetry flag of the row makes this column
+// unreliable (a lost pid leaves target_cpu_pct at 0): such a value is left
+// out even when the row stayed valid because no claim read the column
+// when it was measured.
+func spoiled(t record.Trial, metric string) bool {
+	if t.Flags == "" {
+		return false
+	}
+	for _, code := range strings.Split(t.Flags, ";") {
+		if slices.Contains(telemetry.Affects(code), metric) {
+			return true
+		}
+	}
+	return false
 }
 
 // median of a fork's iterations; the mean of the middle two for an even count.

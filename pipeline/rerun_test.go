@@ -213,3 +213,23 @@ func TestFlagReasons(t *testing.T) {
 		t.Errorf("a claim reads target_cpu_pct: want one reason naming the flag and the column, got %v", r)
 	}
 }
+
+func TestForkValues(t *testing.T) {
+	rows := []record.Trial{
+		{Fork: 1, Iteration: 1, RPS: 100, TargetCPUPct: 50},
+		{Fork: 1, Iteration: 2, RPS: 110, TargetCPUPct: 0, Flags: telemetry.FlagPidGone},
+		{Fork: 1, Iteration: 3, RPS: 90, TargetCPUPct: 52},
+		{Fork: 2, Iteration: 1, RPS: 200, TargetCPUPct: 60},
+		{Trial: 9, RPS: 300}, // a row from before forks: a fork of its own
+	}
+	med, forks := forkValues(rows, "rps")
+	// Fork 1: median of 100, 110, 90 = 100; fork 2: 200; the legacy row: 300.
+	if len(med) != 3 || med[0] != 100 || med[1] != 200 || med[2] != 300 || len(forks[0]) != 3 {
+		t.Errorf("rps per fork %v (%v), want [100 200 300] with fork 1's three iterations kept", med, forks)
+	}
+	// pid_gone spoils target_cpu_pct: fork 1 keeps 50 and 52, median 51.
+	med, _ = forkValues(rows, "target_cpu_pct")
+	if len(med) != 3 || med[0] != 51 {
+		t.Errorf("target_cpu_pct per fork %v: want fork 1 = 51, the flagged 0 left out", med)
+	}
+}
