@@ -34,12 +34,13 @@ func jobKey(variant, point string, fork int) string {
 }
 
 // id names the job's cell without its request group.
-func (c Cell) id() cellID { return cellID{Variant: c.Variant.Name, Point: c.PointString()} }
+func (c Cell) id() CellID { return CellID{Variant: c.Variant.Name, Point: c.PointString()} }
 
-// cellID is a cell of the schedule: variant x sweep point.
-type cellID struct{ Variant, Point string }
+// CellID names a cell of the schedule (variant x sweep point) without its
+// request group; Decide maps it to whether the cell needs more forks.
+type CellID struct{ Variant, Point string }
 
-func (c cellID) String() string {
+func (c CellID) String() string {
 	if c.Point == "" {
 		return c.Variant
 	}

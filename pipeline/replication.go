@@ -19,10 +19,10 @@ import (
 // spent per cell, which cells stopped early and why, and where the wall
 // time went. It lives in State and is written to run.json (cells, time).
 type replication struct {
-	cells   map[cellID]*cellState
-	stopped map[cellID]string // cells a sequential design stopped, with why
+	cells   map[CellID]*cellState
+	stopped map[CellID]string // cells a sequential design stopped, with why
 	// decided caches the last look at the claims until another fork ends.
-	decided     map[cellID]bool
+	decided     map[CellID]bool
 	decidedLook int
 	forksDone   int // forks finished in this process: invalidates decided
 	decidedAt   int
@@ -46,12 +46,12 @@ type cellState struct {
 }
 
 func newReplication() *replication {
-	return &replication{cells: map[cellID]*cellState{}, stopped: map[cellID]string{}}
+	return &replication{cells: map[CellID]*cellState{}, stopped: map[CellID]string{}}
 }
 
 // cell returns a cell's counters, seeded from trials.csv rows on first use
 // so that a resumed run continues its numbering and its retry budget.
-func (r *replication) cell(s *State, id cellID, rows []record.Trial) *cellState {
+func (r *replication) cell(s *State, id CellID, rows []record.Trial) *cellState {
 	c := r.cells[id]
 	if c != nil {
 		return c
@@ -92,7 +92,7 @@ func (r *replication) spend(s *State, c *cellState) bool {
 // cells no undecided claim needs any more. look is the fork (round) about
 // to run and maxLooks the most a cell may get, for a group-sequential
 // boundary (Pocock, alpha spending) to take the place of a fixed alpha.
-type Decide func(s *State, look, maxLooks int) (map[cellID]bool, error)
+type Decide func(s *State, look, maxLooks int) (map[CellID]bool, error)
 
 // DecideByClaims is the default Decide: every claim is evaluated with
 // stats.Evaluate on the valid trials so far; a claim that is supported or
@@ -102,13 +102,13 @@ type Decide func(s *State, look, maxLooks int) (map[cellID]bool, error)
 //
 // It uses Evaluate's fixed-sample test at every look, which spends more
 // than alpha over repeated looks; a corrected boundary plugs in here.
-func DecideByClaims(s *State, look, maxLooks int) (map[cellID]bool, error) {
+func DecideByClaims(s *State, look, maxLooks int) (map[CellID]bool, error) {
 	trials, err := record.ReadCSV[record.Trial](s.Dir, record.TrialsFile)
 	if err != nil {
 		return nil, err
 	}
 	cells := groupTrials(trials)
-	decided := map[cellID]bool{}
+	decided := map[CellID]bool{}
 	for _, c := range Cells(s.M) {
 		decided[c.id()] = len(s.M.Claims) > 0
 	}

@@ -117,12 +117,12 @@ func TestDecideStopsCells(t *testing.T) {
 		o := opts(t, &inproc{})
 		o.NoReport = true
 		looks := 0
-		o.Stages = []Stage{Trials{Decide: func(s *State, look, maxLooks int) (map[cellID]bool, error) {
+		o.Stages = []Stage{Trials{Decide: func(s *State, look, maxLooks int) (map[CellID]bool, error) {
 			looks++
 			if look != 3 && look != 4 || maxLooks != 4 {
 				t.Errorf("look %d of %d: want looks 3 and 4 of 4 (forks past min)", look, maxLooks)
 			}
-			out := map[cellID]bool{}
+			out := map[CellID]bool{}
 			for _, c := range Cells(s.M) {
 				out[c.id()] = tt.decided
 			}
