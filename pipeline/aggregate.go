@@ -292,7 +292,7 @@ func capByForks(v *stats.Verdict, k stats.Check, cells []stats.Cell) {
 		if !dependsOn(k, cell) || len(c.Values) >= MinForks {
 			continue
 		}
-		why := fmt.Sprintf("%s rests on %d fork(s): fewer than %d fresh JVMs cannot replicate a claim (raise forks)", cell.id(), len(c.Values), MinForks)
+		why := fmt.Sprintf("%s rests on %d fork(s): fewer than %d fresh JVMs cannot replicate a claim (raise forks)", cell.ID(), len(c.Values), MinForks)
 		v.Leans, v.Status, v.Reason = v.Status, stats.Inconclusive, why
 		v.Evidence = append(v.Evidence, why)
 		return

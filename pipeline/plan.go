@@ -33,8 +33,8 @@ func jobKey(variant, point string, fork int) string {
 	return variant + "|" + point + "|" + strconv.Itoa(fork)
 }
 
-// id names the job's cell without its request group.
-func (c Cell) id() CellID { return CellID{Variant: c.Variant.Name, Point: c.PointString()} }
+// ID names the cell without its request group.
+func (c Cell) ID() CellID { return CellID{Variant: c.Variant.Name, Point: c.PointString()} }
 
 // CellID names a cell of the schedule (variant x sweep point) without its
 // request group; Decide maps it to whether the cell needs more forks.

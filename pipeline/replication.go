@@ -110,7 +110,7 @@ func DecideByClaims(s *State, look, maxLooks int) (map[CellID]bool, error) {
 	cells := groupTrials(trials)
 	decided := map[CellID]bool{}
 	for _, c := range Cells(s.M) {
-		decided[c.id()] = len(s.M.Claims) > 0
+		decided[c.ID()] = len(s.M.Claims) > 0
 	}
 	for _, c := range s.M.Claims {
 		sc := claimCells(s, c, cells)
@@ -121,7 +121,7 @@ func DecideByClaims(s *State, look, maxLooks int) (map[CellID]bool, error) {
 		}
 		for _, cell := range Cells(s.M) {
 			if dependsOn(c.Check, cell) {
-				decided[cell.id()] = false
+				decided[cell.ID()] = false
 			}
 		}
 	}
@@ -152,7 +152,7 @@ func dependsOn(k stats.Check, c Cell) bool {
 // wanted tells whether job j should run: every fork up to forks.min does;
 // one past it only while a claim that reads its cell is undecided.
 func (r *replication) wanted(s *State, t Trials, j Job) (bool, error) {
-	id := j.Cell.id()
+	id := j.Cell.ID()
 	if _, ok := r.stopped[id]; ok {
 		return false, nil
 	}
@@ -188,7 +188,7 @@ func (r *replication) wanted(s *State, t Trials, j Job) (bool, error) {
 func (r *replication) stops(s *State) []record.CellStop {
 	var out []record.CellStop
 	for _, cell := range Cells(s.M) {
-		id := cell.id()
+		id := cell.ID()
 		c := r.cells[id]
 		if c == nil {
 			c = &cellState{}

@@ -124,7 +124,7 @@ func TestDecideStopsCells(t *testing.T) {
 			}
 			out := map[CellID]bool{}
 			for _, c := range Cells(s.M) {
-				out[c.id()] = tt.decided
+				out[c.ID()] = tt.decided
 			}
 			return out, nil
 		}}}

@@ -60,7 +60,7 @@ func (t Trials) Run(ctx context.Context, s *State) error {
 	}
 	planned, done := 0, 0
 	for _, j := range s.Jobs {
-		r.cell(s, j.Cell.id(), onDisk)
+		r.cell(s, j.Cell.ID(), onDisk)
 		if j.Fork <= s.M.Forks.Min {
 			planned += s.M.Iterations
 			if s.Done[j.key()] {
@@ -100,14 +100,14 @@ func (t Trials) Run(ctx context.Context, s *State) error {
 // did not start or died), replacement forks follow while the retry budget
 // lasts, so the cell still ends with its planned number of forks.
 func (s *State) runCell(ctx context.Context, seq int, j Job) error {
-	c := s.rep.cell(s, j.Cell.id(), nil)
+	c := s.rep.cell(s, j.Cell.ID(), nil)
 	fork, retry := j.Fork, false
 	for {
 		lost, err := s.runFork(ctx, seq, j, fork, retry)
 		if err != nil || lost == "" {
 			return err
 		}
-		s.Warn("%s fork %d lost: %s", j.Cell.id(), fork, lost)
+		s.Warn("%s fork %d lost: %s", j.Cell.ID(), fork, lost)
 		if !s.rep.spend(s, c) {
 			return nil
 		}
@@ -121,7 +121,7 @@ func (s *State) runCell(ctx context.Context, seq int, j Job) error {
 // without a live target ("" when it ran to the end).
 func (s *State) runFork(ctx context.Context, seq int, j Job, fork int, retry bool) (lost string, err error) {
 	m, r := s.M, s.rep
-	c := r.cell(s, j.Cell.id(), nil)
+	c := r.cell(s, j.Cell.ID(), nil)
 	f := forkRun{seq: seq, job: j, fork: fork, retry: retry}
 	f.waited, f.busy = s.gate(ctx)
 	if p := s.Opt.Progress; p != nil {
@@ -199,7 +199,7 @@ func (s *State) gate(ctx context.Context) (time.Duration, float64) {
 // fork (nil target, lost says why).
 func (s *State) startFork(ctx context.Context, f *forkRun) (t Target, lost string, err error) {
 	m, j := s.M, f.job
-	c := s.rep.cell(s, j.Cell.id(), nil)
+	c := s.rep.cell(s, j.Cell.ID(), nil)
 	t0 := time.Now()
 	t, err = s.launch(ctx, j, f.seq, f.fork)
 	f.startup = time.Since(t0)
@@ -262,7 +262,7 @@ func sleep(ctx context.Context, d time.Duration) {
 // returns the measured group's row.
 func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan) (record.Trial, error) {
 	m, r, j, t := s.M, s.rep, f.job, f.target
-	c := r.cell(s, j.Cell.id(), nil)
+	c := r.cell(s, j.Cell.ID(), nil)
 	plan.Seed = m.Seed + int64(f.seq)*1000 + int64(it)
 	if p := s.Opt.Progress; p != nil {
 		plan.OnTick = p.Tick
