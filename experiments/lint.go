@@ -24,17 +24,9 @@ func Lint(m *Manifest) []Warning {
 	warn := func(field, format string, a ...any) {
 		ws = append(ws, Warning{File: m.File, Field: field, Msg: fmt.Sprintf(format, a...)})
 	}
-	if m.Trials < 6 {
-		warn("trials", "%d trials give no 95%% confidence interval of the median (6 or more do; seed 000 saw one trial swing by more than 50%%)", m.Trials)
-	}
-	if m.Trials < 4 && len(m.Variants) > 1 {
-		warn("trials", "fewer than 4 trials per cell cannot show a significant difference between variants (Mann-Whitney U needs 4 against 4)")
-	}
+	m.lintReplication(warn)
 	if m.Load.Warmup <= 0 {
 		warn("load.warmup", "no warm-up: the first requests run in the interpreter and C1 (seed 000's JIT warm-up bug); add warmup: 10s")
-	}
-	if m.FreshJVM != nil && !*m.FreshJVM && m.Trials > 1 {
-		warn("fresh_jvm", "trials share one JVM per cell, so they are not independent (JMH forks for this reason)")
 	}
 	if g := m.Measured(); g != nil {
 		m.lintUnderload(g, warn)
@@ -167,14 +159,5 @@ func (m *Manifest) lintClaims(warn func(string, string, ...any)) {
 			warn(fmt.Sprintf("claims[%d]", i), "claim %q has no seed: figure, so the report cannot show the write-up's number beside ours (add seed: {value: ..., from: \"...\"})", c.ID)
 		}
 	}
-	if m.Profile == "smoke" {
-		return
-	}
-	jvms, why := 1, "fresh_jvm: false runs every trial of a cell in one JVM"
-	if m.FreshJVM == nil || *m.FreshJVM {
-		jvms, why = m.Trials, fmt.Sprintf("one fresh JVM per trial and %d trials", m.Trials)
-	}
-	if jvms < MinFreshJVMs {
-		warn("fresh_jvm", "the claims rest on %d JVM(s) per cell (%s); a difference may be between two JVMs, not two variants: use fresh_jvm: true with %d or more trials", jvms, why, MinFreshJVMs)
-	}
+	// Fewer than MinFreshJVMs forks behind a claim: lintReplication warns.
 }

@@ -94,15 +94,12 @@ func TestLint(t *testing.T) {
 			want: []string{"load.warmup: no warm-up"},
 			why:  "warmup: 0s is the same as none"},
 
-		{name: "shared JVM", with: map[string]string{"fresh_jvm": "false"},
-			want: []string{"fresh_jvm: trials share one JVM per cell, so they are not independent", "fresh_jvm: the claims rest on 1 JVM(s) per cell (fresh_jvm: false"},
-			why:  "trials in one JVM inherit its JIT profile and heap, so they are not independent samples"},
+		{name: "one fork, many iterations", with: map[string]string{"trials": "1\niterations: 6"},
+			want: []string{"trials: 1 trial give no 95% confidence interval", "trials: fewer than 4 trials per cell", "trials: 1 fresh JVM(s) with 6 iteration(s) each"},
+			why:  "iterations in one JVM inherit its JIT profile and heap, so they are not independent samples"},
 
-		{name: "shared JVM under smoke", with: map[string]string{"fresh_jvm": "false"}, profile: "smoke",
-			want: []string{"trials: 2 trials give no 95%", "trials: fewer than 4 trials", "fresh_jvm: trials share one JVM"},
-			why:  "a smoke run checks that things run; its claims are not weighed"},
 		{name: "fresh JVMs but two trials", with: map[string]string{"trials": "2", "profiles": `{smoke: {trials: 2}}`},
-			want: []string{"trials: 2 trials give no 95%", "trials: fewer than 4 trials", "fresh_jvm: the claims rest on 2 JVM(s) per cell (one fresh JVM per trial and 2 trials)"},
+			want: []string{"trials: 2 trials give no 95%", "trials: fewer than 4 trials", "trials: 2 fresh JVM(s) with 1 iteration(s) each"},
 			why:  "issue 15: a claim on fewer than 3 JVMs may be a difference between JVMs"},
 		{name: "trend over two values", with: map[string]string{
 			"sweep":  "\n  burst: {load: burst, values: [\"600\", \"1000\"]}",

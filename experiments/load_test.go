@@ -38,8 +38,8 @@ func TestParseValid(t *testing.T) {
 	if m.Variants[0].Ready != "/actuator/health" || m.Variants[1].Ready != "/health" {
 		t.Errorf("ready defaults wrong: %q %q", m.Variants[0].Ready, m.Variants[1].Ready)
 	}
-	if m.Primary() != "wall_ms" || m.Services.Database != "h2" || !*m.FreshJVM || m.Order != "interleaved" {
-		t.Errorf("defaults: primary %s db %s fresh %v order %s", m.Primary(), m.Services.Database, *m.FreshJVM, m.Order)
+	if m.Primary() != "wall_ms" || m.Services.Database != "h2" || m.Forks != (Rounds{3, 3}) || m.Iterations != 1 || m.Order != "interleaved" {
+		t.Errorf("defaults: primary %s db %s forks %v iterations %d order %s", m.Primary(), m.Services.Database, m.Forks, m.Iterations, m.Order)
 	}
 }
 
@@ -49,8 +49,8 @@ func TestProfileOverlay(t *testing.T) {
 		t.Fatal(err)
 	}
 	// trials replaced; burst replaced; requests and warmup kept from the base.
-	if m.Trials != 2 || m.Measured().Burst != 50 || m.Measured().Requests[0].Path != "/io?ms=10" || m.Load.Warmup.String() != "1s" {
-		t.Errorf("smoke overlay: trials %d burst %d path %q warmup %s", m.Trials, m.Measured().Burst, m.Measured().Requests[0].Path, m.Load.Warmup)
+	if m.Forks.Min != 2 || m.Measured().Burst != 50 || m.Measured().Requests[0].Path != "/io?ms=10" || m.Load.Warmup.String() != "1s" {
+		t.Errorf("smoke overlay: forks %v burst %d path %q warmup %s", m.Forks, m.Measured().Burst, m.Measured().Requests[0].Path, m.Load.Warmup)
 	}
 	if m.Profile != "smoke" {
 		t.Errorf("profile not recorded: %q", m.Profile)
@@ -88,7 +88,7 @@ func TestProblems(t *testing.T) {
 	}{
 		{"unknown key", "typos must not be silently ignored",
 			func(s string) string { return strings.Replace(s, "trials: 3", "trails: 3", 1) }, "",
-			[]string{`demo.yaml:12:1: trails: unknown key "trails", did you mean "trials"? (known keys here: claims, cooldown, fresh_jvm, load, name, notes, order, pinning, profile, profiles, question, seed, services, source, startup, sweep, title, trials, variants)`}},
+			[]string{`demo.yaml:12:1: trails: unknown key "trails", did you mean "trials"? (known keys here: claims, cooldown, forks, fresh_jvm, iterations, load, name, noise, notes, order, pinning, profile, profiles, question, retries, seed, services, source, startup, sweep, title, trials, variants)`}},
 		{"unknown nested key", "strictness applies at every depth",
 			func(s string) string {
 				return strings.Replace(s, "{target: spring-mvc}", "{target: spring-mvc, propertys: {a: b}}", 1)
@@ -99,7 +99,7 @@ func TestProblems(t *testing.T) {
 			[]string{"demo.yaml:11:11: load.warmup: cannot unmarshal !!int `15` into time.Duration (write a duration with a unit, like 300ms, 15s or 2m)"}},
 		{"wrong type int", "a word where a count belongs",
 			func(s string) string { return strings.Replace(s, "trials: 3", "trials: many", 1) }, "",
-			[]string{"demo.yaml:12:9: trials: cannot unmarshal !!str `many` into int (write a number)"}},
+			[]string{"demo.yaml:12:9: trials: \"many\" is not a number of forks (write a number like 5, or {min: 5, max: 20} for sequential rounds)"}},
 		{"missing variants", "nothing to run",
 			func(s string) string {
 				return strings.Replace(strings.Replace(s, "  platform: {target: spring-mvc}\n", "", 1), "  own: {command: [./server, --port, \"{port}\"], ready: /health}\n", "", 1)

@@ -38,13 +38,19 @@ type Manifest struct {
 	Variants Variants `yaml:"variants"`
 	Sweep    Sweep    `yaml:"sweep,omitempty"`
 	Load     LoadSpec `yaml:"load"`
-	Trials   int      `yaml:"trials"`
+	// Replication (replication.go): forks x iterations per cell.
+	Forks      Rounds  `yaml:"forks,omitempty"`
+	Iterations int     `yaml:"iterations,omitempty"`
+	Trials     *Rounds `yaml:"trials,omitempty"` // the older name of forks; Normalize moves it there
+	Retries    *int    `yaml:"retries,omitempty"`
+	Noise      Noise   `yaml:"noise,omitempty"`
 	// Order is "interleaved" (trial k of every cell before trial k+1, cells
 	// shuffled per round with Seed) or "sequential" (all trials of a cell in a row).
 	Order string `yaml:"order"`
 	// Seed drives the shuffle and the load's random paths; 0 means pick one and record it.
 	Seed int64 `yaml:"seed,omitempty"`
-	// FreshJVM starts a new target process for every trial (the default, as JMH forks).
+	// FreshJVM was removed (forks x iterations replace it); it is decoded
+	// only so that validation can say what to write instead.
 	FreshJVM *bool    `yaml:"fresh_jvm,omitempty"`
 	Startup  Startup  `yaml:"startup,omitempty"`
 	CoolDown CoolDown `yaml:"cooldown,omitempty"`
@@ -56,6 +62,8 @@ type Manifest struct {
 	// Set by Load, not by the author.
 	Profile string `yaml:"profile,omitempty"`
 	File    string `yaml:"-"`
+
+	forksKey string // "trials" when the author used the older name
 }
 
 // Services are the dependencies threadlab starts for the targets.
@@ -167,6 +175,8 @@ type CoolDown struct {
 	MaxBusyPct float64       `yaml:"max_busy_pct,omitempty"`
 	MaxWait    time.Duration `yaml:"max_wait,omitempty"`
 	Pause      time.Duration `yaml:"pause,omitempty"` // fixed pause after a target stops
+	// Iteration is the pause between two iterations of one fork.
+	Iteration time.Duration `yaml:"iteration,omitempty"`
 }
 
 // Pinning puts target, services and generator on CPU lists like "1" or "0-1".

@@ -26,7 +26,7 @@ trials: 3
 	}
 	cs := Commands(m)
 	want := []string{
-		"taskset -c 1 $JAVA_HOME/bin/java -Xmx1g '-XX:OnError=echo hi' -jar env/targets/spring-mvc/target/spring-mvc.jar --server.port={port} --spring.datasource.hikari.maximum-pool-size={pool} --spring.threads.virtual.enabled=false",
+		"taskset -c 1 $JAVA_HOME/bin/java -Xmx1g '-XX:OnError=echo hi' -jar env/targets/spring-mvc/target/spring-mvc.jar --server.port={port} --server.address=127.0.0.1 --spring.datasource.hikari.maximum-pool-size={pool} --spring.threads.virtual.enabled=false",
 		`taskset -c 1 ./server --port {port} --name 'it'\''s'`,
 	}
 	if len(cs) != len(want) {

@@ -24,15 +24,9 @@ var Metrics = []string{"rps", "requests", "errors", "error_pct", "p50_ms", "p90_
 // Normalize fills every default in one place, so the manifest saved with a
 // run states exactly what ran. It is idempotent.
 func (m *Manifest) Normalize() {
-	if m.Trials == 0 {
-		m.Trials = 5
-	}
+	m.normalizeReplication()
 	if m.Order == "" {
 		m.Order = "interleaved"
-	}
-	if m.FreshJVM == nil {
-		t := true
-		m.FreshJVM = &t
 	}
 	if m.Startup.Timeout == 0 {
 		m.Startup.Timeout = 90 * time.Second
@@ -158,9 +152,11 @@ var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 // default but a mistake; it runs before Normalize fills the defaults.
 func (m *Manifest) checkWritten(pos positions) Problems {
 	var ps Problems
-	if n, ok := pos["trials"]; ok && m.Trials == 0 {
-		ps = append(ps, Problem{File: m.File, Line: n.Line, Col: n.Column, Field: "trials",
-			Msg: "0 trials would run nothing (write 1 or more; 6 or more give a confidence interval, or leave trials out for the default 5)"})
+	for key, r := range map[string]*Rounds{"trials": m.Trials, "forks": &m.Forks} {
+		if n, ok := pos[key]; ok && r != nil && r.Min == 0 && r.Max == 0 {
+			ps = append(ps, Problem{File: m.File, Line: n.Line, Col: n.Column, Field: key,
+				Msg: "0 " + key + " would run nothing (write 1 or more; 6 or more give a confidence interval, or leave it out for the default 5)"})
+		}
 	}
 	return ps
 }
@@ -192,11 +188,12 @@ func (m *Manifest) validate(pos positions, cs claimScope) Problems {
 		bad("variants", "%d variants, more than the %d allowed (each is a target start per sweep point; split the experiment)", len(m.Variants), MaxVariants)
 		return ps
 	}
-	switch {
-	case m.Trials < 1:
-		bad("trials", "must be at least 1 (got %d); 6 or more give a confidence interval", m.Trials)
-	case m.Trials > MaxTrials:
-		bad("trials", "%d is more than the %d allowed per cell (past ~20 a verdict stops changing; lower it)", m.Trials, MaxTrials)
+	m.validateReplication(bad)
+	if m.Forks.Max > MaxTrials {
+		bad(m.ForksKey(), "%d is more than the %d allowed per cell (past ~20 a verdict stops changing; lower it)", m.Forks.Max, MaxTrials)
+	}
+	if m.Iterations > MaxTrials {
+		bad("iterations", "%d is more than the %d allowed per fork (lower it)", m.Iterations, MaxTrials)
 	}
 	if m.Order != "interleaved" && m.Order != "sequential" {
 		bad("order", "%q is not an order (use interleaved or sequential)", m.Order)
@@ -315,8 +312,8 @@ func (m *Manifest) validateCells(bad badFunc) {
 			return
 		}
 	}
-	if m.Trials > 0 && m.Trials <= MaxTrials && cells*m.Trials > MaxJobs {
-		bad("trials", "%d cells x %d trials is %d trials, more than the %d allowed (lower trials or sweep fewer values)", cells, m.Trials, cells*m.Trials, MaxJobs)
+	if n := m.Forks.Max * max(m.Iterations, 1); n > 0 && m.Forks.Max <= MaxTrials && m.Iterations <= MaxTrials && cells*n > MaxJobs {
+		bad(m.ForksKey(), "%d cells x %d forks x %d iterations is %d windows, more than the %d allowed (lower forks or iterations, or sweep fewer values)", cells, m.Forks.Max, max(m.Iterations, 1), cells*n, MaxJobs)
 	}
 }
 

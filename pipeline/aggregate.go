@@ -11,11 +11,14 @@ import (
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/report"
 	"github.com/threadlab/threadlab/pipeline/stats"
+	"github.com/threadlab/threadlab/pipeline/telemetry"
 )
 
 // Aggregate summarizes every cell and metric across the valid trials and
 // compares the variants at each point; the results go to summary.csv and
-// comparisons.csv.
+// comparisons.csv. The unit is the fork: a fork's iterations are reduced
+// to their median first, so n, intervals and tests count fresh JVMs, not
+// windows of one JVM (which share its JIT profile and heap).
 type Aggregate struct{}
 
 func (Aggregate) Name() string { return "aggregate" }
@@ -35,7 +38,7 @@ func (Aggregate) Run(ctx context.Context, s *State) error {
 	var rows []record.Summary
 	for _, k := range cellOrder(s, cells) {
 		for _, metric := range experiments.Metrics {
-			xs := values(cells[k], metric)
+			xs, _ := forkValues(cells[k], metric)
 			if len(xs) == 0 {
 				continue
 			}
@@ -82,14 +85,65 @@ func cellOrder(s *State, cells map[record.CellKey][]record.Trial) []record.CellK
 	return out
 }
 
-// values extracts one metric from trials.
-func values(ts []record.Trial, metric string) []float64 {
-	var xs []float64
+// forkValues extracts one metric from trials: per fork, the values of its
+// iterations in order, and the median of each fork (the unit of
+// replication). Rows without a fork id (runs made before forks existed)
+// are each their own fork.
+func forkValues(ts []record.Trial, metric string) (medians []float64, forks [][]float64) {
+	index := map[int]int{}
 	for _, t := range ts {
-		if x, ok := Metric(t, metric); ok && !math.IsNaN(x) {
-			xs = append(xs, x)
+		x, ok := Metric(t, metric)
+		if !ok || math.IsNaN(x) || spoiled(t, metric) {
+			continue
+		}
+		id := t.Fork
+		if id == 0 {
+			id = -t.Trial - 1 // legacy row: a fork of its own
+		}
+		i, seen := index[id]
+		if !seen {
+			i = len(forks)
+			index[id] = i
+			forks = append(forks, nil)
+		}
+		forks[i] = append(forks[i], x)
+	}
+	for _, f := range forks {
+		medians = append(medians, median(f))
+	}
+	return medians, forks
+}
+
+// spoiled tells whether a telemetry flag of the row makes this column
+// unreliable (a lost pid leaves target_cpu_pct at 0): such a value is left
+// out even when the row stayed valid because no claim read the column
+// when it was measured.
+func spoiled(t record.Trial, metric string) bool {
+	if t.Flags == "" {
+		return false
+	}
+	for _, code := range strings.Split(t.Flags, ";") {
+		if slices.Contains(telemetry.Affects(code), metric) {
+			return true
 		}
 	}
+	return false
+}
+
+// median of a fork's iterations; the mean of the middle two for an even count.
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// values is the per-fork medians of one metric.
+func values(ts []record.Trial, metric string) []float64 {
+	xs, _ := forkValues(ts, metric)
 	return xs
 }
 
@@ -187,21 +241,9 @@ func (Claims) Run(ctx context.Context, s *State) error {
 	cells := groupTrials(trials)
 	var out []record.Verdict
 	for _, c := range s.M.Claims {
-		group := c.Check.Group
-		if group == "" {
-			group = s.M.Load.Measure
-		}
-		var sc []stats.Cell
-		for k, ts := range cells {
-			if k.Group != group {
-				continue
-			}
-			sc = append(sc, stats.Cell{Variant: k.Variant, Point: record.ParsePoint(k.Point), Group: k.Group, Metric: c.Check.Metric, Values: values(ts, c.Check.Metric)})
-		}
-		slices.SortFunc(sc, func(a, b stats.Cell) int {
-			return strings.Compare(a.Variant+record.FormatPoint(a.Point), b.Variant+record.FormatPoint(b.Point))
-		})
+		sc := claimCells(s, c, cells)
 		v := stats.Evaluate(c.ID, c.Says, c.Check, sc, s.M.Seed)
+		capByForks(&v, c.Check, sc)
 		rv := record.Verdict{ID: v.ID, Says: v.Says, Status: v.Status, Reason: v.Reason, Leans: v.Leans, Evidence: v.Evidence,
 			Ratio: finite(v.Ratio), Low: finite(v.Low), High: finite(v.High), P: finite(v.P), Flags: v.Flags}
 		if d := c.Decision; d != nil {
@@ -211,6 +253,50 @@ func (Claims) Run(ctx context.Context, s *State) error {
 		s.Logf("claim %s: %s", c.ID, v.Status)
 	}
 	return record.WriteJSON(s.Dir, record.VerdictsFile, out)
+}
+
+// claimCells builds the stats cells a claim is evaluated on: per cell of
+// its group, the per-fork medians as Values and the iterations per fork.
+func claimCells(s *State, c experiments.Claim, cells map[record.CellKey][]record.Trial) []stats.Cell {
+	group := c.Check.Group
+	if group == "" {
+		group = s.M.Load.Measure
+	}
+	var sc []stats.Cell
+	for k, ts := range cells {
+		if k.Group != group {
+			continue
+		}
+		med, forks := forkValues(ts, c.Check.Metric)
+		sc = append(sc, stats.Cell{Variant: k.Variant, Point: record.ParsePoint(k.Point), Group: k.Group, Metric: c.Check.Metric, Values: med, Forks: forks})
+	}
+	slices.SortFunc(sc, func(a, b stats.Cell) int {
+		return strings.Compare(a.Variant+record.FormatPoint(a.Point), b.Variant+record.FormatPoint(b.Point))
+	})
+	return sc
+}
+
+// MinForks is the fewest forks a cell may have for a claim that reads it
+// to be decided: below it the claim rests on too few fresh JVMs to say
+// anything about the next one (issue 10), whatever its iterations say.
+const MinForks = 3
+
+// capByForks makes a verdict inconclusive, keeping what it leaned to, when
+// a cell it reads has fewer than MinForks forks.
+func capByForks(v *stats.Verdict, k stats.Check, cells []stats.Cell) {
+	if v.Status == stats.Inconclusive {
+		return
+	}
+	for _, c := range cells {
+		cell := Cell{Variant: experiments.Variant{Name: c.Variant}, Point: c.Point}
+		if !dependsOn(k, cell) || len(c.Values) >= MinForks {
+			continue
+		}
+		why := fmt.Sprintf("%s rests on %d fork(s): fewer than %d fresh JVMs cannot replicate a claim (raise forks)", cell.ID(), len(c.Values), MinForks)
+		v.Leans, v.Status, v.Reason = v.Status, stats.Inconclusive, why
+		v.Evidence = append(v.Evidence, why)
+		return
+	}
 }
 
 // finite maps NaN and infinities to 0 so verdicts.json stays valid JSON.

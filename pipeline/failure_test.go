@@ -20,6 +20,7 @@ variants:
 load: {model: burst, burst: 5, requests: [{path: /}]}
 trials: 2
 cooldown: {max_busy_pct: 100, pause: 1ms}
+noise: {max_outside_pct: 100000, max_steal_pct: 100000}
 startup: {timeout: 10s, on_failure: %s}
 `
 
@@ -30,7 +31,7 @@ func TestTargetDiesAtStart(t *testing.T) {
 		wantRows          int
 	}{
 		{"stop", "the default: end the run, keep what finished, say why", true, 0},
-		{"continue", "record each failed start as an invalid trial and go on", false, 2},
+		{"continue", "record each failed start as an invalid trial, re-run it as a new fork while the retry budget (3) lasts, and go on", false, 2 + 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.onFailure, func(t *testing.T) {
@@ -52,10 +53,23 @@ func TestTargetDiesAtStart(t *testing.T) {
 			if len(trials) != tt.wantRows {
 				t.Fatalf("%s: %d trial rows, want %d", tt.reason, len(trials), tt.wantRows)
 			}
+			retries := 0
 			for _, tr := range trials {
 				if tr.Valid || tr.Reason != "target failed to start" {
 					t.Errorf("%s: row %+v", tt.reason, tr)
 				}
+				if tr.Retry {
+					retries++
+				}
+			}
+			if tt.wantErr {
+				return
+			}
+			if retries != 3 {
+				t.Errorf("%s: %d rows marked retry, want 3", tt.reason, retries)
+			}
+			if c := s.Meta.Cells; len(c) != 1 || c[0].Forks != 0 || c[0].Retries != 3 || !strings.Contains(c[0].Reason, "retry budget (3) spent: 0 of 2 forks valid") {
+				t.Errorf("%s: run.json cells %+v, want the budget spent and 0 of 2 forks", tt.reason, c)
 			}
 		})
 	}

@@ -98,6 +98,8 @@ type State struct {
 
 	mu       sync.Mutex
 	cleanups []func()
+
+	rep *replication // forks, retries, sequential stops and the wall clock (replication.go)
 }
 
 // Warn records a warning for the report and the log.
@@ -228,7 +230,9 @@ func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, err
 			s.settle(ctx, runErr) // the report shows the run's final state
 		}
 		s.Logf("== %s", st.Name())
+		stageStart := time.Now()
 		err := runStage(stageCtx, st, s)
+		s.rep.stageDone(s, st, time.Since(stageStart))
 		if err == nil && runErr == nil && ctx.Err() != nil {
 			err = context.Canceled // the stage swallowed the signal
 		}
@@ -276,7 +280,7 @@ func (s *State) settle(ctx context.Context, runErr error) {
 }
 
 func newState(m *experiments.Manifest, opt Options) (*State, error) {
-	s := &State{M: m, Opt: opt, Done: map[string]bool{}, ServiceProps: map[string]string{}, ServiceSubst: map[string]string{}}
+	s := &State{M: m, Opt: opt, Done: map[string]bool{}, ServiceProps: map[string]string{}, ServiceSubst: map[string]string{}, rep: newReplication()}
 	if opt.Resume != "" {
 		return s, s.resume()
 	}
@@ -301,7 +305,7 @@ func newState(m *experiments.Manifest, opt Options) (*State, error) {
 	s.Meta = record.Meta{
 		ID: id, Experiment: m.Name, Title: m.Title, Question: strings.TrimSpace(m.Question), Source: m.Source,
 		Profile: profileName(m.Profile), Manifest: m.File, Seed: seed, Command: opt.Command,
-		Started: time.Now().UTC().Format(time.RFC3339), State: "running", Trials: m.Trials, Host: host,
+		Started: time.Now().UTC().Format(time.RFC3339), State: "running", Trials: m.Forks.Min, Host: host,
 		Measured: m.Load.Measure, Primary: m.Primary(), Version: Version(), Pinning: pinningText(m),
 		TargetCmds: map[string][]string{},
 	}
@@ -356,7 +360,7 @@ func (s *State) resume() error {
 		return err
 	}
 	for _, t := range trials {
-		s.Done[jobKey(t.Variant, t.Point, t.Trial)] = true
+		s.Done[jobKey(t.Variant, t.Point, t.Fork)] = true
 	}
 	s.Meta.State = "running"
 	s.Meta.Error = ""

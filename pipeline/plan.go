@@ -18,16 +18,31 @@ type Cell struct {
 // PointString is the point as stored in trials.csv.
 func (c Cell) PointString() string { return record.FormatPoint(c.Point) }
 
-// Job is one trial of one cell.
+// Job is one fork of one cell: a fresh target process, its warm-up and
+// its measured iterations.
 type Job struct {
-	Cell  Cell
-	Trial int // 1-based within the cell
+	Cell Cell
+	Fork int // 1-based within the cell; also the round it belongs to
 }
 
-func (j Job) key() string { return jobKey(j.Cell.Variant.Name, j.Cell.PointString(), j.Trial) }
+func (j Job) key() string { return jobKey(j.Cell.Variant.Name, j.Cell.PointString(), j.Fork) }
 
-func jobKey(variant, point string, trial int) string {
-	return variant + "|" + point + "|" + strconv.Itoa(trial)
+func jobKey(variant, point string, fork int) string {
+	return variant + "|" + point + "|" + strconv.Itoa(fork)
+}
+
+// ID names the cell without its request group.
+func (c Cell) ID() CellID { return CellID{Variant: c.Variant.Name, Point: c.PointString()} }
+
+// CellID names a cell of the schedule (variant x sweep point) without its
+// request group; Decide maps it to whether the cell needs more forks.
+type CellID struct{ Variant, Point string }
+
+func (c CellID) String() string {
+	if c.Point == "" {
+		return c.Variant
+	}
+	return c.Variant + " " + c.Point
 }
 
 // Points is the cartesian product of the sweep, in manifest order; one
@@ -45,28 +60,30 @@ func Cells(m *experiments.Manifest) []Cell {
 	return out
 }
 
-// Schedule orders the jobs. Interleaved runs trial k of every cell before
-// trial k+1, shuffling the cells of each round with the seed, so slow drift
-// of the host (thermal, neighbours) spreads over all variants instead of
-// favouring whichever ran first. Sequential runs all trials of a cell in a row.
+// Schedule orders the forks, up to the largest number a cell may get
+// (forks: {min, max} runs the forks past min only while a claim needs
+// them; see Trials). Interleaved runs fork k of every cell before fork k+1,
+// shuffling the cells of each round with the seed, so slow drift of the
+// host (thermal, neighbours) spreads over all variants instead of favouring
+// whichever ran first. Sequential runs all forks of a cell in a row.
 func Schedule(m *experiments.Manifest, seed int64) []Job {
 	cells := Cells(m)
 	var jobs []Job
 	if m.Order == "sequential" {
 		for _, c := range cells {
-			for k := 1; k <= m.Trials; k++ {
-				jobs = append(jobs, Job{Cell: c, Trial: k})
+			for k := 1; k <= m.Forks.Max; k++ {
+				jobs = append(jobs, Job{Cell: c, Fork: k})
 			}
 		}
 		return jobs
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x7468726561646c62))
-	for k := 1; k <= m.Trials; k++ {
+	for k := 1; k <= m.Forks.Max; k++ {
 		round := make([]Cell, len(cells))
 		copy(round, cells)
 		rng.Shuffle(len(round), func(i, j int) { round[i], round[j] = round[j], round[i] })
 		for _, c := range round {
-			jobs = append(jobs, Job{Cell: c, Trial: k})
+			jobs = append(jobs, Job{Cell: c, Fork: k})
 		}
 	}
 	return jobs

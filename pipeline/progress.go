@@ -59,8 +59,15 @@ func (b *Bar) Tick(t load.Tick) {
 	b.bar.Describe(fmt.Sprintf("%s  %6.0f rps  %d req  %d err", b.cur, t.RPS, t.Requests, t.Errors))
 }
 
-func (b *Bar) Done(j Job, r record.Trial) { b.bar.Add(1) }
-func (b *Bar) Close()                     { b.bar.Finish() }
+// Done advances the bar by one iteration; re-runs and sequential rounds
+// past the plan grow it instead of overflowing it.
+func (b *Bar) Done(j Job, r record.Trial) {
+	if b.bar.State().CurrentNum >= b.bar.GetMax64() {
+		b.bar.ChangeMax64(b.bar.GetMax64() + 1)
+	}
+	b.bar.Add(1)
+}
+func (b *Bar) Close() { b.bar.Finish() }
 
 // Lines is the display when stdout is not a terminal: one line per trial
 // with the run's ETA.
@@ -77,8 +84,9 @@ func (l *Lines) Tick(t load.Tick)      {}
 func (l *Lines) Done(j Job, r record.Trial) {
 	l.done++
 	l.doneThisRun++
+	l.total = max(l.total, l.done) // re-runs and sequential rounds go past the plan
 	eta := time.Duration(float64(time.Since(l.start)) / float64(l.doneThisRun) * float64(l.total-l.done))
-	fmt.Fprintf(l.W, "[%d/%d] %s: %s (ETA %s)\n", l.done, l.total, cellLabel(j), describe(r), eta.Round(time.Second))
+	fmt.Fprintf(l.W, "[%d/%d] %s iteration %d: %s (ETA %s)\n", l.done, l.total, cellLabel(j), r.Iteration, describe(r), eta.Round(time.Second))
 }
 func (l *Lines) Close() {}
 
@@ -87,5 +95,5 @@ func cellLabel(j Job) string {
 	if p := j.Cell.PointString(); p != "" {
 		s += " " + p
 	}
-	return fmt.Sprintf("%s trial %d", s, j.Trial)
+	return fmt.Sprintf("%s fork %d", s, j.Fork)
 }

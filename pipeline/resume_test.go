@@ -36,9 +36,9 @@ func TestResumeAfterTornFiles(t *testing.T) {
 		file string
 		rows any
 	}{
-		{record.WarmupFile, []record.Trial{{Variant: v, Point: p, Group: "main", Trial: j.Trial, Seq: 3, Reason: "warm-up round 1"}}},
-		{record.SeriesFile, []record.Sample{{Variant: v, Point: p, Group: "main", Trial: j.Trial, T: 0, Requests: 40}}},
-		{record.LatencyFile, []record.Quantile{{Variant: v, Point: p, Group: "main", Trial: j.Trial, Percentile: 50, Ms: 50}}},
+		{record.WarmupFile, []record.Trial{{Variant: v, Point: p, Group: "main", Trial: j.Fork, Fork: j.Fork, Seq: 3, Reason: "warm-up round 1"}}},
+		{record.SeriesFile, []record.Sample{{Variant: v, Point: p, Group: "main", Trial: j.Fork, Fork: j.Fork, T: 0, Requests: 40}}},
+		{record.LatencyFile, []record.Quantile{{Variant: v, Point: p, Group: "main", Trial: j.Fork, Fork: j.Fork, Percentile: 50, Ms: 50}}},
 	}
 	for _, c := range crash {
 		var err error

@@ -178,6 +178,7 @@ func (Services) Run(ctx context.Context, s *State) error {
 			s.ServiceProps[k] = v
 		}
 		s.ServiceEnv = append(s.ServiceEnv, c.Env()...)
+		s.rep.serviceGroup(filepath.Join(c.Dir, "data", "postmaster.pid")) // its CPU is not host noise
 		s.Logf("PostgreSQL at %s (started in %s)", c.JDBCURL(), time.Since(start).Round(time.Millisecond))
 	}
 	return nil

@@ -55,6 +55,7 @@ func Summary(w io.Writer, dir string) error {
 	if invalid > 0 {
 		fmt.Fprintf(w, "%d trial row(s) invalid and left out of the statistics (see trials.csv, column reason)\n", invalid)
 	}
+	replicationLines(w, m)
 	vs, err := r.ReadVerdicts()
 	if err != nil {
 		return err
@@ -72,6 +73,27 @@ func Summary(w io.Writer, dir string) error {
 		fmt.Fprintf(w, "warning: %s\n", x)
 	}
 	return nil
+}
+
+// replicationLines says how each cell's replication ended when it is worth
+// saying (re-runs, an early stop, a shortfall) and where the wall time went.
+func replicationLines(w io.Writer, m record.Meta) {
+	if m.Forks != "" {
+		fmt.Fprintf(w, "forks %s x %d iteration(s) per cell; n counts forks (fresh JVMs), each the median of its iterations\n", m.Forks, max(1, m.Iterations))
+	}
+	for _, c := range m.Cells {
+		if c.Retries == 0 && c.Reason == "planned n reached" {
+			continue
+		}
+		cell := c.Variant
+		if c.Point != "" {
+			cell += " " + c.Point
+		}
+		fmt.Fprintf(w, "  %s: %d fork(s), %s; %d re-run(s)\n", cell, c.Forks, c.Reason, c.Retries)
+	}
+	if line := DeadTime(m.Time); line != "" {
+		fmt.Fprintln(w, line)
+	}
 }
 
 func interval(s record.Summary) string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,14 +17,23 @@ import (
 
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/env/targets"
+	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/telemetry"
 )
 
-// Trials runs every job of the schedule that is not on disk yet, storing
-// each trial the moment it ends.
-type Trials struct{}
+// Trials runs every fork of the schedule that is not on disk yet: a fresh
+// target per fork, its warm-up, then its measured iterations, each stored
+// the moment it ends. Invalid iterations (host noise, a dead target, a
+// saturated generator) are re-run within the manifest's retry budget per
+// cell; with forks: {min, max}, forks past min run only while a claim that
+// reads the cell is undecided (see Decide).
+type Trials struct {
+	// Decide looks at the claims between sequential rounds; nil means
+	// DecideByClaims.
+	Decide Decide
+}
 
 func (Trials) Name() string { return "trials" }
 
@@ -31,7 +41,7 @@ func (Trials) Name() string { return "trials" }
 // whether the run stops or goes on.
 var errStartup = errors.New("target failed to start")
 
-func (Trials) Run(ctx context.Context, s *State) error {
+func (t Trials) Run(ctx context.Context, s *State) error {
 	if cpus := s.M.Pinning.Generator; cpus != "" {
 		list, err := env.ParseCPUList(cpus)
 		if err == nil {
@@ -41,20 +51,28 @@ func (Trials) Run(ctx context.Context, s *State) error {
 			return fmt.Errorf("pin the load generator to CPUs %s: %w", cpus, err)
 		}
 	}
-	total, done := len(s.Jobs), len(s.Done)
+	r := s.rep
+	r.snapshot(s.clock())
+	s.Meta.Forks, s.Meta.Iterations = forksText(s.M), s.M.Iterations
+	onDisk, err := record.ReadCSV[record.Trial](s.Dir, record.TrialsFile)
+	if err != nil {
+		return err
+	}
+	planned, done := 0, 0
+	for _, j := range s.Jobs {
+		r.cell(s, j.Cell.ID(), onDisk)
+		if j.Fork <= s.M.Forks.Min {
+			planned += s.M.Iterations
+			if s.Done[j.key()] {
+				done += s.M.Iterations
+			}
+		}
+	}
 	if p := s.Opt.Progress; p != nil {
-		p.Start(total, done)
+		p.Start(planned, done)
 		defer p.Close()
 	}
-	var kept map[string]Target // targets kept across trials when fresh_jvm is false
-	if !*s.M.FreshJVM {
-		kept = map[string]Target{}
-		defer func() {
-			for _, t := range kept {
-				t.Stop()
-			}
-		}()
-	}
+	defer func() { s.Meta.Cells = r.stops(s) }()
 	for i, j := range s.Jobs {
 		if s.Done[j.key()] {
 			continue
@@ -62,85 +80,203 @@ func (Trials) Run(ctx context.Context, s *State) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		err := s.runTrial(ctx, i+1, j, kept)
-		if err == nil {
-			s.Done[j.key()] = true
+		ok, err := r.wanted(s, t, j)
+		if err != nil {
+			return err
+		}
+		if !ok {
 			continue
 		}
-		if ctx.Err() != nil {
-			return ctx.Err()
+		if err := s.runCell(ctx, i+1, j); err != nil {
+			return err
 		}
-		if errors.Is(err, errStartup) && s.M.Startup.OnFailure == "continue" {
-			s.Warn("%s trial %d: %v", j.Cell.Variant.Name, j.Trial, err)
-			row := record.Trial{Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Group: s.M.Load.Measure,
-				Trial: j.Trial, Seq: i + 1, Valid: false, Reason: "target failed to start", Started: now()}
-			if err := record.AppendCSV(s.Dir, record.TrialsFile, []record.Trial{row}); err != nil {
-				return err
-			}
-			s.Done[j.key()] = true
-			continue
-		}
-		return err
+		s.Done[j.key()] = true
+		r.forksDone++
 	}
 	return nil
 }
 
-func now() string { return time.Now().UTC().Format(time.RFC3339) }
-
-var slugRE = regexp.MustCompile(`[^a-zA-Z0-9.-]+`)
-
-// runTrial starts (or reuses) the target, warms it up, measures, stops it
-// and appends the trial to disk.
-func (s *State) runTrial(ctx context.Context, seq int, j Job, kept map[string]Target) error {
-	m := s.M
-	var reasons []string
-	var waited time.Duration
-	var busy float64
-	if m.CoolDown.MaxBusyPct < 100 { // 100 opens the gate: no need to measure
-		waited, busy = telemetry.CoolDown(ctx, m.CoolDown.MaxBusyPct, m.CoolDown.MaxWait)
-	}
-	if busy > m.CoolDown.MaxBusyPct {
-		reasons = append(reasons, fmt.Sprintf("host busy: %.0f%% CPU outside threadlab after waiting %s", busy, waited.Round(time.Millisecond)))
-	}
-	cellKey := j.Cell.Variant.Name + "@" + j.Cell.PointString()
-	t := kept[cellKey]
-	var startup time.Duration
-	if t == nil {
-		var err error
-		start := time.Now()
-		t, err = s.launch(ctx, j, seq)
-		if err != nil {
+// runCell runs fork j.Fork of a cell; when that fork is lost (its target
+// did not start or died), replacement forks follow while the retry budget
+// lasts, so the cell still ends with its planned number of forks.
+func (s *State) runCell(ctx context.Context, seq int, j Job) error {
+	c := s.rep.cell(s, j.Cell.ID(), nil)
+	fork, retry := j.Fork, false
+	for {
+		lost, err := s.runFork(ctx, seq, j, fork, retry)
+		if err != nil || lost == "" {
 			return err
 		}
-		startup = time.Since(start)
-		s.OnCleanup(func() { t.Stop() })
-		if kept != nil {
-			kept[cellKey] = t
-		} else {
-			defer t.Stop()
+		s.Warn("%s fork %d lost: %s", j.Cell.ID(), fork, lost)
+		if !s.rep.spend(s, c) {
+			return nil
 		}
-		s.Meta.TargetCmds[cellKey] = t.Argv()
+		fork, retry = c.nextFork, true
+		c.nextFork++
 	}
+}
+
+// runFork starts a target, warms it up and measures its iterations,
+// re-running invalid ones within the budget. lost says why the fork ended
+// without a live target ("" when it ran to the end).
+func (s *State) runFork(ctx context.Context, seq int, j Job, fork int, retry bool) (lost string, err error) {
+	m, r := s.M, s.rep
+	c := r.cell(s, j.Cell.ID(), nil)
+	f := forkRun{seq: seq, job: j, fork: fork, retry: retry}
+	f.waited, f.busy = s.gate(ctx)
 	if p := s.Opt.Progress; p != nil {
 		p.Trial(j, seq)
 	}
+	t, lost, err := s.startFork(ctx, &f)
+	if t == nil {
+		return lost, err
+	}
+	defer s.stopFork(ctx, t)
 	plan, err := LoadPlan(m, j.Cell, t.URL(), m.Seed+int64(seq))
 	if err != nil {
-		return err
+		return "", err
 	}
-	if err := s.warmup(ctx, j, seq, plan); err != nil {
-		return err
+	t0 := time.Now()
+	err = s.warmup(ctx, j, seq, fork, plan)
+	r.spent(s, tWarmups, time.Since(t0))
+	if err != nil {
+		return "", err
 	}
+	valid := 0
+	for it := 1; valid < m.Iterations; it++ {
+		if it > m.Iterations {
+			if !r.spend(s, c) {
+				break
+			}
+			f.retry = true
+		}
+		if it > 1 {
+			t0 := time.Now()
+			sleep(ctx, m.CoolDown.Iteration)
+			r.spent(s, tCoolDowns, time.Since(t0))
+		}
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		row, err := s.iterate(ctx, &f, it, plan)
+		if err != nil {
+			return "", err
+		}
+		if row.Valid {
+			valid++
+		}
+		if exit := t.Exited(); exit != nil {
+			if valid == 0 {
+				return "the target died: " + exit.Error(), nil
+			}
+			break
+		}
+	}
+	if valid > 0 {
+		c.forks++
+	}
+	if valid > 0 && valid < m.Iterations {
+		c.short++
+	}
+	return "", nil
+}
+
+// gate waits for a quiet host before a fork (cooldown.max_busy_pct) and
+// returns how long it waited and the busy share it measured last.
+func (s *State) gate(ctx context.Context) (time.Duration, float64) {
+	m := s.M
+	if m.CoolDown.MaxBusyPct >= 100 { // 100 opens the gate: no need to measure
+		return 0, 0
+	}
+	t0 := time.Now()
+	waited, busy := telemetry.CoolDown(ctx, m.CoolDown.MaxBusyPct, m.CoolDown.MaxWait)
+	s.rep.spent(s, tCoolDowns, time.Since(t0))
+	return waited, busy
+}
+
+// startFork launches the fork's target. A target that does not start is
+// an error, or with startup.on_failure: continue an invalid row and a lost
+// fork (nil target, lost says why).
+func (s *State) startFork(ctx context.Context, f *forkRun) (t Target, lost string, err error) {
+	m, j := s.M, f.job
+	c := s.rep.cell(s, j.Cell.ID(), nil)
+	t0 := time.Now()
+	t, err = s.launch(ctx, j, f.seq, f.fork)
+	f.startup = time.Since(t0)
+	s.rep.spent(s, tStarts, f.startup)
+	c.runs++
+	if err == nil {
+		f.target = t
+		s.OnCleanup(func() { t.Stop() })
+		s.Meta.TargetCmds[j.Cell.Variant.Name+"@"+j.Cell.PointString()] = t.Argv()
+		return t, "", nil
+	}
+	if !errors.Is(err, errStartup) || m.Startup.OnFailure != "continue" || ctx.Err() != nil {
+		return nil, "", err
+	}
+	c.trial++
+	row := record.Trial{Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Group: m.Load.Measure,
+		Trial: c.trial, Seq: f.seq, Fork: f.fork, Retry: f.retry, Valid: false, Reason: "target failed to start", Started: now()}
+	if err := record.AppendCSV(s.Dir, record.TrialsFile, []record.Trial{row}); err != nil {
+		return nil, "", err
+	}
+	return nil, err.Error(), nil
+}
+
+// stopFork stops a fork's target and pauses (cooldown.pause) so the next
+// fork does not start beside its shutdown.
+func (s *State) stopFork(ctx context.Context, t Target) {
+	t0 := time.Now()
+	t.Stop()
+	s.rep.spent(s, tStops, time.Since(t0))
+	if p := s.M.CoolDown.Pause; p > 0 && ctx.Err() == nil {
+		t0 = time.Now()
+		sleep(ctx, p)
+		s.rep.spent(s, tCoolDowns, time.Since(t0))
+	}
+}
+
+// forkRun is what the iterations of one fork share.
+type forkRun struct {
+	seq     int
+	job     Job
+	fork    int
+	retry   bool // this fork, or the current iteration, re-runs an invalid one
+	target  Target
+	startup time.Duration
+	busy    float64
+	waited  time.Duration
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+// iterate measures one iteration of a fork and appends it to disk; it
+// returns the measured group's row.
+func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan) (record.Trial, error) {
+	m, r, j, t := s.M, s.rep, f.job, f.target
+	c := r.cell(s, j.Cell.ID(), nil)
+	plan.Seed = m.Seed + int64(f.seq)*1000 + int64(it)
 	if p := s.Opt.Progress; p != nil {
 		plan.OnTick = p.Tick
 	}
-	sampler := telemetry.Start(ctx, t.Pid(), t.MetricsURL(), time.Second)
+	sampler := telemetry.StartWith(ctx, t.Pid(), t.MetricsURL(), telemetry.Options{Interval: time.Second, Groups: r.groups})
 	started := now()
+	t0 := time.Now()
 	res, err := load.Run(ctx, plan)
+	r.spent(s, tMeasure, time.Since(t0))
 	samples := sampler.Stop()
 	if err != nil {
-		return fmt.Errorf("%s trial %d: %w", j.Cell.Variant.Name, j.Trial, err)
+		return record.Trial{}, fmt.Errorf("%s fork %d iteration %d: %w", j.Cell.Variant.Name, f.fork, it, err)
 	}
+	var reasons []string
 	if exit := t.Exited(); exit != nil {
 		reasons = append(reasons, "the target died during the trial: "+exit.Error())
 	}
@@ -150,43 +286,101 @@ func (s *State) runTrial(ctx context.Context, seq int, j Job, kept map[string]Ta
 	if res.Stalled != "" { // the load generator's stall watchdog: a frozen or hopeless target
 		reasons = append(reasons, res.Stalled)
 	}
-	rows := trialRows(s, j, seq, started, res, samples, reasons)
+	outside, steal := measureNoise(samples)
+	if outside > m.Noise.MaxOutsidePct {
+		reasons = append(reasons, fmt.Sprintf("host noise: %.0f%% of one core used outside threadlab during the window (noise.max_outside_pct %g)", outside, m.Noise.MaxOutsidePct))
+	}
+	if steal > m.Noise.MaxStealPct {
+		reasons = append(reasons, fmt.Sprintf("host noise: %.0f%% of one core stolen by the hypervisor during the window (noise.max_steal_pct %g)", steal, m.Noise.MaxStealPct))
+	}
+	flags := sampler.Flags()
+	reasons = append(reasons, flagReasons(m, flags)...)
+	c.trial++
+	seqNo := f.seq
+	rows := trialRows(s, j, seqNo, started, res, samples, reasons)
+	var codes []string
+	for _, x := range flags {
+		codes = append(codes, x.Code)
+	}
 	for i := range rows {
-		rows[i].HostBusyPct = busy
-		rows[i].CoolDownMs = ms(waited)
-		rows[i].StartupMs = ms(startup)
+		rows[i].Trial, rows[i].Fork, rows[i].Iteration, rows[i].Retry = c.trial, f.fork, it, f.retry
+		rows[i].HostBusyPct, rows[i].CoolDownMs = f.busy, ms(f.waited)
+		rows[i].HostOutsidePct, rows[i].HostStealPct = round1(outside), round1(steal)
+		rows[i].Flags = strings.Join(codes, ";")
+		if it == 1 {
+			rows[i].StartupMs = ms(f.startup)
+		}
 		rows[i].Pid = t.Pid()
-		rows[i].Log = logName(j, seq)
+		rows[i].Log = logName(j, f.seq, f.fork)
 	}
 	// Order matters for resume: trials.csv is written last, so a trial is
 	// "done" only once its series and latency are on disk too.
-	if err := record.AppendCSV(s.Dir, record.SeriesFile, seriesRows(j, res, samples)); err != nil {
-		return err
+	if err := record.AppendCSV(s.Dir, record.SeriesFile, seriesRows(j, c.trial, f.fork, it, res, samples)); err != nil {
+		return rows[0], err
 	}
-	if err := record.AppendCSV(s.Dir, record.LatencyFile, latencyRows(j, res)); err != nil {
-		return err
+	if err := record.AppendCSV(s.Dir, record.LatencyFile, latencyRows(j, c.trial, f.fork, it, res)); err != nil {
+		return rows[0], err
 	}
 	if err := record.AppendCSV(s.Dir, record.TrialsFile, rows); err != nil {
-		return err
+		return rows[0], err
 	}
 	if err := s.saveMeta(); err != nil {
-		return err
+		return rows[0], err
 	}
+	shown := j
+	shown.Fork = f.fork // a replacement fork has its own id
 	if p := s.Opt.Progress; p != nil {
-		p.Done(j, rows[0])
+		p.Done(shown, rows[0])
 	}
 	if s.Opt.Progress == nil {
-		s.Logf("trial %d/%d %s: %s", seq, len(s.Jobs), cellLabel(j), describe(rows[0]))
+		s.Logf("%d/%d %s iteration %d: %s", f.seq, len(s.Jobs), cellLabel(shown), it, describe(rows[0]))
 	}
-	if kept == nil && m.CoolDown.Pause > 0 {
-		t.Stop()
-		select {
-		case <-ctx.Done():
-		case <-time.After(m.CoolDown.Pause):
+	return rows[0], nil
+}
+
+// measureNoise is hostNoise; tests of the re-run logic replace it.
+var measureNoise = hostNoise
+
+// hostNoise averages the host CPU used outside threadlab and the steal
+// over a window's samples, weighted by their length, in % of one core.
+func hostNoise(samples []telemetry.Sample) (outside, steal float64) {
+	var dur float64
+	for _, x := range samples {
+		outside += x.HostCPUPct * x.Dur
+		steal += x.HostStealPct * x.Dur
+		dur += x.Dur
+	}
+	if dur <= 0 {
+		return 0, 0
+	}
+	return outside / dur, steal / dur
+}
+
+// flagReasons turns sampler flags into reasons a trial is invalid, for
+// flags that spoil a column some claim reads; other flags stay recorded in
+// the telemetry_flags column only.
+func flagReasons(m *experiments.Manifest, flags []telemetry.Flag) []string {
+	read := map[string]bool{}
+	for _, c := range m.Claims {
+		read[c.Check.Metric] = true
+	}
+	var out []string
+	for _, f := range flags {
+		for _, col := range telemetry.Affects(f.Code) {
+			if read[col] {
+				out = append(out, fmt.Sprintf("telemetry %s spoils %s, which a claim reads: %s", f.Code, col, f.Msg))
+				break
+			}
 		}
 	}
-	return nil
+	return out
 }
+
+func round1(x float64) float64 { return math.Round(x*10) / 10 }
+
+func now() string { return time.Now().UTC().Format(time.RFC3339) }
+
+var slugRE = regexp.MustCompile(`[^a-zA-Z0-9.-]+`)
 
 func describe(r record.Trial) string {
 	v := fmt.Sprintf("%.0f rps, wall %.0f ms, p99 %.1f ms, %d errors, %d threads", r.RPS, r.WallMs, r.P99Ms, r.Errors, r.DistinctThreads)
@@ -196,16 +390,16 @@ func describe(r record.Trial) string {
 	return v
 }
 
-func logName(j Job, seq int) string {
+func logName(j Job, seq, fork int) string {
 	p := slugRE.ReplaceAllString(j.Cell.PointString(), "_")
 	if p != "" {
 		p = "-" + p
 	}
-	return filepath.Join(record.LogsDir, fmt.Sprintf("%03d-%s%s-t%d.log", seq, j.Cell.Variant.Name, p, j.Trial))
+	return filepath.Join(record.LogsDir, fmt.Sprintf("%03d-%s%s-f%d.log", seq, j.Cell.Variant.Name, p, fork))
 }
 
-// launch starts the target of a job and waits until it is ready.
-func (s *State) launch(ctx context.Context, j Job, seq int) (Target, error) {
+// launch starts the target of a fork and waits until it is ready.
+func (s *State) launch(ctx context.Context, j Job, seq, fork int) (Target, error) {
 	m, v := s.M, j.Cell.Variant
 	port, err := FreePort()
 	if err != nil {
@@ -235,7 +429,7 @@ func (s *State) launch(ctx context.Context, j Job, seq int) (Target, error) {
 		envs = append(envs, k+"="+v.Env[k])
 	}
 	envs = append(envs, s.ServiceEnv...) // secrets such as the database password: not on the command line
-	logPath := filepath.Join(s.Dir, logName(j, seq))
+	logPath := filepath.Join(s.Dir, logName(j, seq, fork))
 	t, err := s.Opt.Launcher.Launch(ctx, Spec{Name: v.Name, Argv: argv, Env: envs, Port: port, Ready: v.Ready, Metrics: v.Metrics, LogPath: logPath})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", errStartup, v.Name, err)
@@ -253,7 +447,7 @@ func (s *State) launch(ctx context.Context, j Job, seq int) (Target, error) {
 // warmup sends the trial's own load, untimed, until the manifest's warm-up
 // has passed (at least once): the JIT compiles the identical code path the
 // trial measures (seed 000's warm-up bug). Warm-up numbers go to warmup.csv.
-func (s *State) warmup(ctx context.Context, j Job, seq int, plan load.Plan) error {
+func (s *State) warmup(ctx context.Context, j Job, seq, fork int, plan load.Plan) error {
 	w := s.M.Load.Warmup
 	if w <= 0 {
 		return nil
@@ -277,6 +471,7 @@ func (s *State) warmup(ctx context.Context, j Job, seq int, plan load.Plan) erro
 		rows := trialRows(s, j, seq, now(), res, nil, []string{fmt.Sprintf("warm-up round %d", round)})
 		for i := range rows {
 			rows[i].Valid = false
+			rows[i].Fork = fork
 		}
 		if err := record.AppendCSV(s.Dir, record.WarmupFile, rows); err != nil {
 			return err
@@ -304,7 +499,7 @@ func trialRows(s *State, j Job, seq int, started string, res *load.Result, sampl
 	var rows []record.Trial
 	for _, g := range res.Groups {
 		r := record.Trial{
-			Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Group: g.Name, Trial: j.Trial, Seq: seq,
+			Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Group: g.Name, Trial: j.Fork, Fork: j.Fork, Seq: seq,
 			Started: started, Requests: g.Requests, Errors: g.Errors, RPS: g.RPS,
 			P50Ms: g.QuantileMs(50), P90Ms: g.QuantileMs(90), P99Ms: g.QuantileMs(99), P999Ms: g.QuantileMs(99.9),
 			MaxMs: g.MaxMs(), WallMs: ms(g.Wall), DistinctThreads: len(g.Headers),
@@ -343,7 +538,7 @@ func classes(m map[string]int64) string {
 
 // seriesRows joins the client's per-second series with the server samples
 // of the same second.
-func seriesRows(j Job, res *load.Result, samples []telemetry.Sample) []record.Sample {
+func seriesRows(j Job, trial, fork, it int, res *load.Result, samples []telemetry.Sample) []record.Sample {
 	bySec := map[int]telemetry.Sample{}
 	for _, x := range samples {
 		bySec[int(x.T)] = x
@@ -351,7 +546,7 @@ func seriesRows(j Job, res *load.Result, samples []telemetry.Sample) []record.Sa
 	var out []record.Sample
 	for _, g := range res.Groups {
 		for _, sec := range g.Series {
-			r := record.Sample{Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Trial: j.Trial, Group: g.Name,
+			r := record.Sample{Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Trial: trial, Fork: fork, Iteration: it, Group: g.Name,
 				T: float64(sec.T), Requests: sec.Requests, Errors: sec.Errors, P50Ms: sec.P50Ms, P99Ms: sec.P99Ms}
 			if x, ok := bySec[sec.T]; ok {
 				r.TargetCPUPct = x.CPUUserPct + x.CPUSysPct
@@ -376,11 +571,11 @@ func seriesRows(j Job, res *load.Result, samples []telemetry.Sample) []record.Sa
 // Spectrum is the percentile ladder stored per trial for the latency chart.
 var Spectrum = []float64{50, 75, 90, 95, 99, 99.9, 99.99, 100}
 
-func latencyRows(j Job, res *load.Result) []record.Quantile {
+func latencyRows(j Job, trial, fork, it int, res *load.Result) []record.Quantile {
 	var out []record.Quantile
 	for _, g := range res.Groups {
 		for _, q := range Spectrum {
-			out = append(out, record.Quantile{Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Group: g.Name, Trial: j.Trial, Percentile: q, Ms: g.QuantileMs(q)})
+			out = append(out, record.Quantile{Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Group: g.Name, Trial: trial, Fork: fork, Iteration: it, Percentile: q, Ms: g.QuantileMs(q)})
 		}
 	}
 	return out

@@ -21,7 +21,7 @@ func TestRunBadManifest(t *testing.T) {
 		name, reason, yaml, want string
 	}{
 		{"unknown key", "typos are errors", "name: x\ntitle: t\nquestion: q\nvarients: {}\n", `bad.yaml:4:1: varients: unknown key "varients", did you mean "variants"?`},
-		{"wrong type", "a list where a count belongs", "name: x\ntitle: t\nquestion: q\ntrials: [1]\n", "bad.yaml:4:9: trials: cannot unmarshal !!seq into int (write a number)"},
+		{"wrong type", "a list where a count belongs", "name: x\ntitle: t\nquestion: q\ntrials: [1]\n", "bad.yaml:4:9: trials: a list is not a number of forks (write a number like 5"},
 		{"missing variants", "nothing to run", "name: x\ntitle: t\nquestion: q\nload: {burst: 5, requests: [{path: /}]}\n", "bad.yaml:1:1: variants: no variants"},
 		{"negative trials", "a count below one", "name: x\ntitle: t\nquestion: q\ntrials: -2\nvariants: {a: {target: spring-mvc}}\nload: {burst: 5, requests: [{path: /}]}\n", "bad.yaml:4:9: trials: must be at least 1 (got -2)"},
 		{"no port", "the command cannot be told where to listen", "name: x\ntitle: t\nquestion: q\nvariants: {a: {command: [srv, --port, 80]}}\nload: {burst: 5, requests: [{path: /}]}\n", "bad.yaml:4:25: variants.a.command: no argument contains {port}"},

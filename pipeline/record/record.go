@@ -89,6 +89,16 @@ type Trial struct {
 	StartupMs       float64 `csv:"startup_ms"`
 	Pid             int     `csv:"pid"`
 	Log             string  `csv:"log"`
+
+	// Replication (issue 10): which fork (fresh target process) and which
+	// measured iteration inside it this row is, whether it re-runs an
+	// invalid one, the sampler's flags, and the host noise in the window.
+	Fork           int     `csv:"fork"`
+	Iteration      int     `csv:"iteration"`
+	Retry          bool    `csv:"retry"`            // re-runs an invalid iteration or fork of this cell
+	Flags          string  `csv:"telemetry_flags"`  // sampler flag codes, code;code
+	HostOutsidePct float64 `csv:"host_outside_pct"` // host CPU outside threadlab during the window, % of one core
+	HostStealPct   float64 `csv:"host_steal_pct"`   // steal during the window, % of one core
 }
 
 // Key identifies the cell a trial belongs to.
@@ -118,8 +128,11 @@ type Sample struct {
 	HikariActive  float64 `csv:"hikari_active"`
 	HikariPending float64 `csv:"hikari_pending"`
 	GenCPUPct     float64 `csv:"gen_cpu_pct"`
-	HostCPUPct    float64 `csv:"host_cpu_pct"`
-	HostStealPct  float64 `csv:"host_steal_pct"`
+	HostCPUPct    float64 `csv:"host_cpu_pct"`   // host CPU outside threadlab, % of one core
+	HostStealPct  float64 `csv:"host_steal_pct"` // % of one core
+
+	Fork      int `csv:"fork"`
+	Iteration int `csv:"iteration"`
 }
 
 // Quantile is one row of latency.csv: a point of one trial's percentile spectrum.
@@ -130,6 +143,9 @@ type Quantile struct {
 	Trial      int     `csv:"trial"`
 	Percentile float64 `csv:"percentile"`
 	Ms         float64 `csv:"ms"`
+
+	Fork      int `csv:"fork"`
+	Iteration int `csv:"iteration"`
 }
 
 // Summary is one row of summary.csv.
@@ -194,6 +210,13 @@ type Meta struct {
 	TargetCmds map[string][]string `json:"target_commands,omitempty"` // variant@point -> argv
 	Pinning    string              `json:"pinning"`
 	Version    string              `json:"threadlab_version"`
+
+	// Replication (issue 10, replication.go): the plan, where each cell
+	// stopped and why, and where the wall time went.
+	Forks      string     `json:"forks,omitempty"` // "5" or "5..20" (sequential)
+	Iterations int        `json:"iterations,omitempty"`
+	Cells      []CellStop `json:"cells,omitempty"`
+	Time       *WallClock `json:"time,omitempty"`
 }
 
 // AppendCSV appends rows to dir/name, writing the header when the file is

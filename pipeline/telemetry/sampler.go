@@ -53,9 +53,14 @@ type Sample struct {
 	GCPauseMs      float64 `json:"gc_pause_ms" csv:"gc_pause_ms"` // pause time in this interval
 	HikariActive   float64 `json:"hikari_active" csv:"hikari_active"`
 	HikariPending  float64 `json:"hikari_pending" csv:"hikari_pending"`
-	GenCPUPct      float64 `json:"gen_cpu_pct" csv:"gen_cpu_pct"`       // this process (the generator), % of one core
-	HostCPUPct     float64 `json:"host_cpu_pct" csv:"host_cpu_pct"`     // busy share of all CPUs
-	HostStealPct   float64 `json:"host_steal_pct" csv:"host_steal_pct"` // stolen share of all CPUs
+	GenCPUPct      float64 `json:"gen_cpu_pct" csv:"gen_cpu_pct"` // this process (the generator), % of one core
+	// HostCPUPct is CPU used on the host outside threadlab: all busy time
+	// minus this process and the processes of the experiment's own process
+	// groups (the target's, see Options.Groups), in % of one core, so that
+	// the in-trial noise gate reads "10% of one core" directly.
+	HostCPUPct float64 `json:"host_cpu_pct" csv:"host_cpu_pct"`
+	// HostStealPct is CPU time the hypervisor gave to other guests, % of one core.
+	HostStealPct float64 `json:"host_steal_pct" csv:"host_steal_pct"`
 }
 
 // Metric names read from the scrape (Micrometer's Prometheus names).
@@ -86,11 +91,14 @@ type Sampler struct {
 	// owned by the sampling goroutine until done is closed
 	samples  []Sample
 	warnings []string
+	flags    []Flag
 	warned   map[string]bool
 	prev     reading
-	gc       *counters // last successful scrape's cumulative GC counters
-	skipped  int       // malformed metric lines over all scrapes
-	lost     bool      // the target exited (or its pid was reused): no more process figures
+	groups   []int             // process groups whose CPU is the experiment's
+	own      map[int]procTicks // their processes at the previous reading
+	gc       *counters         // last successful scrape's cumulative GC counters
+	skipped  int               // malformed metric lines over all scrapes
+	lost     bool              // the target exited (or its pid was reused): no more process figures
 }
 
 // reading is the cumulative state at one instant.
@@ -101,6 +109,7 @@ type reading struct {
 	selfSec float64 // this process's user+sys CPU seconds
 	host    env.CPUTimes
 	hostOK  bool
+	own     map[int]procTicks // processes of the own groups, by pid
 }
 
 type counters struct{ count, sumSec float64 }
@@ -110,17 +119,36 @@ type counters struct{ count, sumSec float64 }
 // fields stay 0 with JVM false). The first reading is taken before Start
 // returns, so the first interval is exact.
 func Start(ctx context.Context, pid int, metricsURL string, interval time.Duration) *Sampler {
+	return StartWith(ctx, pid, metricsURL, Options{Interval: interval})
+}
+
+// Options tune a Sampler beyond Start's arguments.
+type Options struct {
+	Interval time.Duration // default 1s
+	// Groups are process groups whose CPU belongs to the experiment (a
+	// database cluster, say) and so is not host noise. The target's own
+	// process group is always included.
+	Groups []int
+}
+
+// StartWith is Start with Options.
+func StartWith(ctx context.Context, pid int, metricsURL string, o Options) *Sampler {
+	interval := o.Interval
 	if interval <= 0 {
 		interval = time.Second
 	}
 	timeout := max(interval*3/4, 200*time.Millisecond)
 	s := &Sampler{pid: pid, url: metricsURL, interval: interval, client: &http.Client{Timeout: timeout},
 		stop: make(chan struct{}), done: make(chan struct{}), warned: map[string]bool{}}
+	s.groups = append(s.groups, o.Groups...)
+	if g, ok := processGroup(pid); ok {
+		s.groups = append(s.groups, g)
+	}
 	s.start = time.Now()
 	s.prev = s.read(s.start)
 	if !s.prev.procOK {
 		s.lost = true
-		s.warnOnce("proc", "target pid %d not readable at start: its CPU, RSS and threads are 0", pid)
+		s.warnOnce(FlagPidUnreadable, "target pid %d not readable at start: its CPU, RSS and threads are 0", pid)
 	}
 	go s.loop(ctx)
 	return s
@@ -172,22 +200,31 @@ func (s *Sampler) loop(ctx context.Context) {
 
 func (s *Sampler) finish() {
 	if s.skipped > 0 {
-		s.warnings = append(s.warnings, fmt.Sprintf("metrics: skipped %d malformed lines over all scrapes of %s", s.skipped, s.url))
+		s.warnOnce(FlagMalformed, "metrics: skipped %d malformed lines over all scrapes of %s", s.skipped, s.url)
 	}
 }
 
-func (s *Sampler) warnOnce(key, format string, a ...any) {
-	if s.warned[key] {
+// warnOnce records a warning and its flag the first time code occurs.
+func (s *Sampler) warnOnce(code, format string, a ...any) {
+	if s.warned[code] {
 		return
 	}
-	s.warned[key] = true
-	s.warnings = append(s.warnings, fmt.Sprintf(format, a...))
+	s.warned[code] = true
+	msg := fmt.Sprintf(format, a...)
+	s.warnings = append(s.warnings, msg)
+	s.flags = append(s.flags, Flag{Code: code, Msg: msg})
+}
+
+// Flags returns the warnings as flags with codes, each once. Call after Stop.
+func (s *Sampler) Flags() []Flag {
+	<-s.done
+	return append([]Flag(nil), s.flags...)
 }
 
 // read takes the cumulative counters now. Failures leave the *OK flags
 // false; the caller decides what a gap means.
 func (s *Sampler) read(at time.Time) reading {
-	r := reading{at: at, selfSec: selfCPUSeconds()}
+	r := reading{at: at, selfSec: selfCPUSeconds(), own: groupTicks(s.groups)}
 	if b, err := os.ReadFile("/proc/" + strconv.Itoa(s.pid) + "/stat"); err == nil {
 		if st, err := env.ParsePidStat(b); err == nil {
 			r.proc, r.procOK = st, true
@@ -223,11 +260,11 @@ func (s *Sampler) sample(ctx context.Context, now time.Time) {
 	case s.lost:
 	case !r.procOK:
 		s.lost = true
-		s.warnOnce("gone", "target pid %d gone at t=%.1fs: later samples have no process figures", s.pid, x.T+x.Dur)
+		s.warnOnce(FlagPidGone, "target pid %d gone at t=%.1fs: later samples have no process figures", s.pid, x.T+x.Dur)
 	case s.prev.procOK && r.proc.StartTime != s.prev.proc.StartTime:
 		// Same pid, another process: the old one died and the pid was reused.
 		s.lost = true
-		s.warnOnce("reused", "pid %d was reused by another process at t=%.1fs", s.pid, x.T+x.Dur)
+		s.warnOnce(FlagPidReused, "pid %d was reused by another process at t=%.1fs", s.pid, x.T+x.Dur)
 	default:
 		if s.prev.procOK {
 			x.CPUUserPct = tickDelta(r.proc.UTime, s.prev.proc.UTime) / env.UserHZ / dt * 100
@@ -242,10 +279,9 @@ func (s *Sampler) sample(ctx context.Context, now time.Time) {
 	}
 	if r.hostOK && s.prev.hostOK {
 		d := r.host.Sub(s.prev.host)
-		if tot := float64(d.TotalTicks()); tot > 0 {
-			x.HostCPUPct = float64(d.BusyTicks()) / tot * 100
-			x.HostStealPct = float64(d.Steal) / tot * 100
-		}
+		busy := float64(d.BusyTicks())/env.UserHZ - max(0, r.selfSec-s.prev.selfSec) - ownDelta(r.own, s.prev.own)
+		x.HostCPUPct = max(0, busy) / dt * 100
+		x.HostStealPct = float64(d.Steal) / env.UserHZ / dt * 100
 	}
 	if s.url != "" {
 		s.jvm(ctx, &x)
@@ -266,7 +302,7 @@ func tickDelta(cur, prev uint64) float64 {
 func (s *Sampler) jvm(ctx context.Context, x *Sample) {
 	m, err := s.scrape(ctx)
 	if err != nil {
-		s.warnOnce("scrape", "metrics: scrape of %s failed at t=%.1fs (JVM fields 0, jvm=false there): %v", s.url, x.T+x.Dur, err)
+		s.warnOnce(FlagScrapeFailed, "metrics: scrape of %s failed at t=%.1fs (JVM fields 0, jvm=false there): %v", s.url, x.T+x.Dur, err)
 		return
 	}
 	x.JVM = true
@@ -275,12 +311,12 @@ func (s *Sampler) jvm(ctx context.Context, x *Sample) {
 	x.HikariActive, x.HikariPending = m[mActive], m[mPending]
 	cur := gcCounters(m)
 	if s.gc == nil {
-		s.warnOnce("gcbase", "metrics: no GC baseline before t=%.1fs; collections before it are not attributed to any interval", x.T+x.Dur)
+		s.warnOnce(FlagNoGCBaseline, "metrics: no GC baseline before t=%.1fs; collections before it are not attributed to any interval", x.T+x.Dur)
 	} else {
 		dc, reset1 := CounterDelta(cur.count, s.gc.count)
 		ds, reset2 := CounterDelta(cur.sumSec, s.gc.sumSec)
 		if reset1 || reset2 {
-			s.warnOnce("reset", "metrics: GC counters went backwards at t=%.1fs (JVM restarted?); counted from zero", x.T+x.Dur)
+			s.warnOnce(FlagCounterReset, "metrics: GC counters went backwards at t=%.1fs (JVM restarted?); counted from zero", x.T+x.Dur)
 		}
 		x.GCCount, x.GCPauseMs = dc, ds*1000
 	}

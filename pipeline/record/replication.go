@@ -1,0 +1,21 @@
+package record
+
+// CellStop is where one cell (variant x point) stopped and why, in run.json.
+type CellStop struct {
+	Variant string `json:"variant"`
+	Point   string `json:"point"`
+	Planned int    `json:"planned_forks"` // forks: the number, or min of {min, max}
+	Max     int    `json:"max_forks"`
+	Forks   int    `json:"forks"`         // forks with at least one valid iteration
+	Runs    int    `json:"forks_started"` // target processes started, re-runs included
+	Retries int    `json:"retries"`       // re-run iterations and forks, from the retry budget
+	Reason  string `json:"reason"`        // "planned n reached", "decided at n=7", "max reached", "retry budget spent: ..."
+}
+
+// WallClock splits a run's wall time by what it was spent on, in seconds.
+// Measured is the load the statistics use; everything else is dead time.
+type WallClock struct {
+	Wall     float64            `json:"wall_s"`
+	Measured float64            `json:"measured_s"`
+	Stages   map[string]float64 `json:"stages_s"` // build, starts, warm-ups, cool-downs, measurement, stops, finishing, other
+}

@@ -1,0 +1,248 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/stats"
+	"github.com/threadlab/threadlab/pipeline/telemetry"
+	"gopkg.in/yaml.v3"
+)
+
+// noisyWindows makes the listed measured windows (1-based, in run order)
+// report 80% of one core outside threadlab; the rest are quiet. The real
+// measurement is tested in telemetry and in TestHogMidTrialIsReRun; this
+// pins down what the pipeline does with it, deterministically.
+func noisyWindows(t *testing.T, noisy ...int) {
+	var n atomic.Int32
+	measureNoise = func([]telemetry.Sample) (float64, float64) {
+		k := int(n.Add(1))
+		for _, x := range noisy {
+			if x == k {
+				return 80, 0
+			}
+		}
+		return 0, 0
+	}
+	t.Cleanup(func() { measureNoise = hostNoise })
+}
+
+const rerunManifest = `name: rerun
+title: re-runs
+question: are noisy windows re-run?
+variants:
+  fast: {command: [inproc, "{port}"], ready: /health}
+load: {model: burst, burst: 4, requests: [{path: "/io?ms=5"}], warmup: 1ms}
+forks: 2
+iterations: 2
+retries: %s
+seed: 3
+cooldown: {max_busy_pct: 100, max_wait: 1ms, pause: 1ms, iteration: 1ms}
+`
+
+func rerunRun(t *testing.T, retries string) (*record.Run, *State) {
+	t.Helper()
+	m, err := experiments.Parse("rerun.yaml", []byte(strings.Replace(rerunManifest, "%s", retries, 1)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := opts(t, &inproc{})
+	o.NoReport = true
+	s, err := Run(context.Background(), m, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := record.Read(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, s
+}
+
+func TestNoisyIterationIsReRun(t *testing.T) {
+	tests := []struct {
+		name, retries string
+		noisy         []int
+		rows, valid   int
+		retried       int
+		reason        string
+		why           string
+	}{
+		{"one noisy window", "3", []int{2}, 5, 4, 1, "planned n reached",
+			"the 2nd window (fork 1, iteration 2) is invalid and re-run as iteration 3 of the same fork"},
+		{"budget spent", "1", []int{2, 3, 4}, 5, 2, 1, "planned n reached (2 fork(s) with fewer valid iterations than planned: retry budget (1) spent)",
+			"one re-run allowed: fork 1 ends with 1 valid iteration of 2, fork 2 loses one window and cannot replace it, yet both forks count"},
+		{"no window valid", "0", []int{1, 2, 3, 4}, 4, 0, 0, "retry budget (0) spent: 0 of 2 forks valid",
+			"no budget and every window noisy: the cell says why it has no forks"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			noisyWindows(t, tt.noisy...)
+			r, _ := rerunRun(t, tt.retries)
+			valid, retried := 0, 0
+			for _, tr := range r.Trials {
+				if tr.Valid {
+					valid++
+				} else if !strings.Contains(tr.Reason, "host noise: 80% of one core used outside threadlab") {
+					t.Errorf("%s: invalid row without the noise reason: %q", tt.why, tr.Reason)
+				}
+				if tr.Retry {
+					retried++
+				}
+			}
+			if len(r.Trials) != tt.rows || valid != tt.valid || retried != tt.retried {
+				t.Errorf("%s: %d rows, %d valid, %d re-runs; want %d, %d, %d", tt.why, len(r.Trials), valid, retried, tt.rows, tt.valid, tt.retried)
+			}
+			if c := r.Meta.Cells; len(c) != 1 || c[0].Reason != tt.reason || c[0].Retries != tt.retried {
+				t.Errorf("%s: run.json cells %+v, want reason %q and %d retries", tt.why, c, tt.reason, tt.retried)
+			}
+		})
+	}
+}
+
+// TestDecideStopsCells: a Decide that declares every cell decided stops a
+// sequential design at min; one that never does runs it to max.
+func TestDecideStopsCells(t *testing.T) {
+	for _, tt := range []struct {
+		decided bool
+		forks   int
+		reason  string
+	}{{true, 2, "decided at n=2"}, {false, 4, "max reached"}} {
+		m := parse(t, 1)
+		m.Forks = experiments.Rounds{Min: 2, Max: 4}
+		o := opts(t, &inproc{})
+		o.NoReport = true
+		looks := 0
+		o.Stages = []Stage{Trials{Decide: func(s *State, look, maxLooks int) (map[CellID]bool, error) {
+			looks++
+			if look != 3 && look != 4 || maxLooks != 4 {
+				t.Errorf("look %d of %d: want looks 3 and 4 of 4 (forks past min)", look, maxLooks)
+			}
+			out := map[CellID]bool{}
+			for _, c := range Cells(s.M) {
+				out[c.ID()] = tt.decided
+			}
+			return out, nil
+		}}}
+		s, err := Run(context.Background(), m, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range s.Meta.Cells {
+			if c.Forks != tt.forks || c.Reason != tt.reason {
+				t.Errorf("decided=%v: cell %s has %d forks, %q; want %d, %q", tt.decided, c.Variant, c.Forks, c.Reason, tt.forks, tt.reason)
+			}
+		}
+		if looks == 0 {
+			t.Errorf("decided=%v: Decide never called", tt.decided)
+		}
+	}
+}
+
+func TestDependsOn(t *testing.T) {
+	v := func(name string) experiments.Variant { return experiments.Variant{Name: name} }
+	cell := Cell{Variant: v("virtual"), Point: map[string]string{"pool": "20", "users": "100"}}
+	tests := []struct {
+		check string
+		want  bool
+		why   string
+	}{
+		{`{metric: rps, compare: [virtual, platform]}`, true, "a compared variant, no point filter"},
+		{`{metric: rps, compare: [webflux, platform]}`, false, "another pair of variants"},
+		{`{metric: rps, compare: [virtual, platform], where: {pool: ["20", "40"]}}`, true, "the point is in where"},
+		{`{metric: rps, compare: [virtual, platform], where: {pool: ["5"]}}`, false, "the point is not in where"},
+		{`{metric: rps, variant: virtual, flat_over: {pool: ["20", "40"]}}`, true, "a flat_over level"},
+		{`{metric: rps, variant: virtual, flat_over: {pool: ["40", "80"]}}`, false, "not a flat_over level"},
+		{`{metric: rps, variant: virtual, increases_over: {pool: ["5", "20"]}}`, true, "a trend level"},
+	}
+	for _, tt := range tests {
+		var k stats.Check
+		if err := yaml.Unmarshal([]byte(tt.check), &k); err != nil {
+			t.Fatalf("%s: %v", tt.check, err)
+		}
+		if got := dependsOn(k, cell); got != tt.want {
+			t.Errorf("%s: dependsOn = %v, want %v", tt.why, got, tt.want)
+		}
+	}
+}
+
+func TestCapByForks(t *testing.T) {
+	k := stats.Check{Metric: "rps", Compare: []string{"a", "b"}, AtLeast: stats.F(1.5)}
+	cell := func(v string, n int) stats.Cell {
+		c := stats.Cell{Variant: v, Metric: "rps"}
+		for i := 0; i < n; i++ {
+			c.Values = append(c.Values, float64(100+i))
+		}
+		return c
+	}
+	tests := []struct {
+		cells  []stats.Cell
+		status string
+		leans  string
+		why    string
+	}{
+		{[]stats.Cell{cell("a", 3), cell("b", 3)}, stats.Supported, "", "three forks each: the verdict stands"},
+		{[]stats.Cell{cell("a", 2), cell("b", 5)}, stats.Inconclusive, stats.Supported, "two forks of a: at most inconclusive, leaning to what it said"},
+		{[]stats.Cell{cell("a", 5), cell("b", 5), cell("c", 1)}, stats.Supported, "", "a cell the claim does not read does not count"},
+	}
+	for _, tt := range tests {
+		v := stats.Verdict{Status: stats.Supported}
+		capByForks(&v, k, tt.cells)
+		if v.Status != tt.status || v.Leans != tt.leans {
+			t.Errorf("%s: status %s leans %q, want %s %q", tt.why, v.Status, v.Leans, tt.status, tt.leans)
+		}
+		if tt.status == stats.Inconclusive && !strings.Contains(v.Reason, "a rests on 2 fork(s)") {
+			t.Errorf("%s: reason %q does not say which cell has too few forks", tt.why, v.Reason)
+		}
+	}
+}
+
+func TestFlagReasons(t *testing.T) {
+	m := parse(t, 3)
+	gone := telemetry.Flag{Code: telemetry.FlagPidGone, Msg: "target pid 7 gone at t=1.0s"}
+	if r := flagReasons(m, []telemetry.Flag{gone}); len(r) != 0 {
+		t.Errorf("no claim reads a process column: the flag stays data, got %v", r)
+	}
+	m.Claims[0].Check.Metric = "target_cpu_pct"
+	r := flagReasons(m, []telemetry.Flag{gone, {Code: telemetry.FlagCounterReset, Msg: "gc"}})
+	if len(r) != 1 || !strings.Contains(r[0], "pid_gone spoils target_cpu_pct, which a claim reads") {
+		t.Errorf("a claim reads target_cpu_pct: want one reason naming the flag and the column, got %v", r)
+	}
+}
+
+func TestForkValues(t *testing.T) {
+	rows := []record.Trial{
+		{Fork: 1, Iteration: 1, RPS: 100, TargetCPUPct: 50},
+		{Fork: 1, Iteration: 2, RPS: 110, TargetCPUPct: 0, Flags: telemetry.FlagPidGone},
+		{Fork: 1, Iteration: 3, RPS: 90, TargetCPUPct: 52},
+		{Fork: 2, Iteration: 1, RPS: 200, TargetCPUPct: 60},
+		{Trial: 9, RPS: 300}, // a row from before forks: a fork of its own
+	}
+	med, forks := forkValues(rows, "rps")
+	// Fork 1: median of 100, 110, 90 = 100; fork 2: 200; the legacy row: 300.
+	if len(med) != 3 || med[0] != 100 || med[1] != 200 || med[2] != 300 || len(forks[0]) != 3 {
+		t.Errorf("rps per fork %v (%v), want [100 200 300] with fork 1's three iterations kept", med, forks)
+	}
+	// pid_gone spoils target_cpu_pct: fork 1 keeps 50 and 52, median 51.
+	med, _ = forkValues(rows, "target_cpu_pct")
+	if len(med) != 3 || med[0] != 51 {
+		t.Errorf("target_cpu_pct per fork %v: want fork 1 = 51, the flagged 0 left out", med)
+	}
+}
+
+func TestDeadTime(t *testing.T) {
+	// The issue's pool-sweep run: 180 s measured of 403 s; 125 s of starts is 31%, 48 s of warm-ups 12%.
+	w := &record.WallClock{Wall: 403, Measured: 180, Stages: map[string]float64{
+		"measurement": 180, "starts": 125, "warm-ups": 48, "cool-downs": 30, "finishing": 20, "other": 1}}
+	want := "measured 180 s of 403 s wall (45%); starts 31%, warm-ups 12%, cool-downs 7%, finishing 5%"
+	if got := DeadTime(w); got != want {
+		t.Errorf("DeadTime = %q\nwant      %q (buckets under 0.5%% of the wall are left out)", got, want)
+	}
+	if DeadTime(nil) != "" || DeadTime(&record.WallClock{}) != "" {
+		t.Errorf("no wall clock: no line")
+	}
+}

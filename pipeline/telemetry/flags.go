@@ -1,0 +1,135 @@
+package telemetry
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+
+	"github.com/threadlab/threadlab/env"
+)
+
+// Flag is a sampler warning as data: a code the pipeline can act on and
+// the sentence that explains it.
+type Flag struct {
+	Code string `json:"code"`
+	Msg  string `json:"msg"`
+}
+
+// Flag codes. Each names what went wrong while sampling one trial.
+const (
+	FlagPidUnreadable = "pid_unreadable" // the target's /proc entry could not be read at start
+	FlagPidGone       = "pid_gone"       // the target exited during sampling
+	FlagPidReused     = "pid_reused"     // the pid now belongs to another process
+	FlagScrapeFailed  = "scrape_failed"  // a Prometheus scrape failed
+	FlagNoGCBaseline  = "no_gc_baseline" // no GC counters before the first interval
+	FlagCounterReset  = "counter_reset"  // a cumulative counter went backwards
+	FlagMalformed     = "malformed_metrics"
+)
+
+// processColumns and jvmColumns are the trials.csv columns (and the series
+// columns behind them) each kind of sampling failure leaves wrong.
+var (
+	processColumns = []string{"target_cpu_pct", "target_peak_threads", "target_peak_rss_mb"}
+	jvmColumns     = []string{"jvm_live_threads", "heap_used_mb", "peak_heap_mb", "gc_count", "gc_pause_ms", "hikari_active", "hikari_pending", "peak_hikari_pending"}
+	gcColumns      = []string{"gc_count", "gc_pause_ms"}
+)
+
+// Affects lists the columns a flag makes unreliable: a trial carrying the
+// flag is invalid for a claim that reads one of them (its other columns,
+// measured by the client, are unaffected).
+func Affects(code string) []string {
+	switch code {
+	case FlagPidUnreadable, FlagPidGone, FlagPidReused:
+		return processColumns
+	case FlagScrapeFailed, FlagMalformed:
+		return jvmColumns
+	case FlagNoGCBaseline, FlagCounterReset:
+		return gcColumns
+	}
+	return nil
+}
+
+// procTicks is one process's cumulative CPU at a reading; start tells a
+// recycled pid apart.
+type procTicks struct {
+	start, ticks uint64
+}
+
+// processGroup reads the process group of pid from /proc/<pid>/stat
+// (field 5, counted after the command name's closing parenthesis).
+func processGroup(pid int) (int, bool) {
+	if pid <= 0 {
+		return 0, false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	return pgrpOf(b)
+}
+
+func pgrpOf(stat []byte) (int, bool) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := bytes.Fields(stat[i+1:]) // state ppid pgrp ...
+	if len(f) < 3 {
+		return 0, false
+	}
+	g, err := strconv.Atoi(string(f[2]))
+	return g, err == nil
+}
+
+// groupTicks reads the cumulative CPU of every process in groups. It scans
+// /proc once: about a hundred small reads a second on a typical host.
+func groupTicks(groups []int) map[int]procTicks {
+	if len(groups) == 0 {
+		return nil
+	}
+	want := map[int]bool{}
+	for _, g := range groups {
+		want[g] = true
+	}
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	out := map[int]procTicks{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		g, ok := pgrpOf(b)
+		if !ok || !want[g] {
+			continue
+		}
+		if st, err := env.ParsePidStat(b); err == nil {
+			out[pid] = procTicks{start: st.StartTime, ticks: st.UTime + st.STime}
+		}
+	}
+	return out
+}
+
+// ownDelta is the CPU seconds the own groups used between two readings. A
+// process born in between counts in full; one that died in between is lost
+// (its last fraction of a second then shows up as noise, which errs towards
+// re-running a trial rather than keeping a disturbed one).
+func ownDelta(cur, prev map[int]procTicks) float64 {
+	var ticks float64
+	for pid, c := range cur {
+		p, ok := prev[pid]
+		switch {
+		case !ok || p.start != c.start:
+			ticks += float64(c.ticks)
+		case c.ticks >= p.ticks:
+			ticks += float64(c.ticks - p.ticks)
+		}
+	}
+	return ticks / env.UserHZ
+}

@@ -1,0 +1,111 @@
+package telemetry
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/threadlab/threadlab/env"
+)
+
+func TestPgrpOf(t *testing.T) {
+	tests := []struct {
+		stat string
+		want int
+		ok   bool
+		why  string
+	}{
+		{"1234 (java) S 1 1234 1234 0 -1", 1234, true, "field 5 is the process group"},
+		{"77 (a) b (c)) R 5 900 77 0", 900, true, "the command name may hold spaces and parentheses: count after the last ')'"},
+		{"12 (x) S 1", 0, false, "a truncated line has no process group"},
+		{"garbage", 0, false, "no ')' at all"},
+	}
+	for _, tt := range tests {
+		g, ok := pgrpOf([]byte(tt.stat))
+		if g != tt.want || ok != tt.ok {
+			t.Errorf("%s: pgrpOf(%q) = %d, %v; want %d, %v", tt.why, tt.stat, g, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestOwnDelta(t *testing.T) {
+	hz := uint64(env.UserHZ)
+	prev := map[int]procTicks{1: {start: 10, ticks: 100}, 2: {start: 20, ticks: 50}, 3: {start: 30, ticks: 5}}
+	cur := map[int]procTicks{
+		1: {start: 10, ticks: 100 + hz/2}, // same process, half a second more
+		2: {start: 99, ticks: hz / 4},     // pid reused: the new process counts in full
+		4: {start: 40, ticks: hz / 4},     // born in between: counts in full
+		// 3 died in between: its last ticks are lost
+	}
+	// 0.5 + 0.25 + 0.25 = 1 s.
+	if got := ownDelta(cur, prev); got < 0.999 || got > 1.001 {
+		t.Errorf("ownDelta = %v s, want 1", got)
+	}
+}
+
+func TestAffects(t *testing.T) {
+	if !slices.Contains(Affects(FlagPidGone), "target_cpu_pct") || slices.Contains(Affects(FlagPidGone), "rps") {
+		t.Errorf("a lost pid spoils the process columns, never the client's: %v", Affects(FlagPidGone))
+	}
+	if !slices.Contains(Affects(FlagCounterReset), "gc_count") || Affects("unknown") != nil {
+		t.Errorf("counter reset must spoil the GC columns; an unknown code nothing")
+	}
+}
+
+// TestOutsideExcludesOwnGroups runs a CPU hog in its own process group and
+// two samplers over the same seconds, one told that the hog's group is the
+// experiment's. The difference between their host_cpu_pct is the hog's
+// own CPU, read from /proc independently: the one sampler counts it as
+// noise, the other does not. Other load on the machine is the same for
+// both, so the check holds on a busy host.
+func TestOutsideExcludesOwnGroups(t *testing.T) {
+	if testing.Short() {
+		t.Skip("burns a core for two seconds")
+	}
+	hog := exec.Command("sh", "-c", "while :; do :; done")
+	hog.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := hog.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { hog.Process.Kill(); hog.Wait() }()
+	pid := hog.Process.Pid
+	ticks := func() uint64 {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := env.ParsePidStat(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.UTime + st.STime
+	}
+	ctx := context.Background()
+	h0, t0 := ticks(), time.Now()
+	plain := StartWith(ctx, os.Getpid(), "", Options{Interval: 500 * time.Millisecond})
+	own := StartWith(ctx, os.Getpid(), "", Options{Interval: 500 * time.Millisecond, Groups: []int{pid}})
+	time.Sleep(2 * time.Second)
+	a, b := plain.Stop(), own.Stop()
+	hogPct := float64(ticks()-h0) / env.UserHZ / time.Since(t0).Seconds() * 100
+	avg := func(xs []Sample) float64 {
+		var sum, dur float64
+		for _, x := range xs {
+			sum += x.HostCPUPct * x.Dur
+			dur += x.Dur
+		}
+		return sum / dur
+	}
+	diff := avg(a) - avg(b)
+	if hogPct < 10 {
+		t.Skipf("the hog got only %.0f%% of a core: the machine is too busy to tell", hogPct)
+	}
+	// Sampling instants differ by microseconds and ticks are 10 ms, so allow 15 points.
+	if diff < hogPct-15 || diff > hogPct+15 {
+		t.Errorf("outside(plain) - outside(hog's group is own) = %.1f%% of a core, want the hog's %.1f%%", diff, hogPct)
+	}
+}
