@@ -14,6 +14,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -88,7 +89,8 @@ func TestSeed002Approaches(t *testing.T) {
 	bodies := map[string]string{}
 	for _, a := range approaches {
 		t.Run(a.name, func(t *testing.T) {
-			props := map[string]string{"threadlab.orders": "100"}
+			// A request without delayCallDepth takes threadlab.default-call-depth.
+			props := map[string]string{"threadlab.orders": "100", "threadlab.default-call-depth": "1"}
 			for k, v := range a.props {
 				props[k] = v
 			}
@@ -108,6 +110,11 @@ func TestSeed002Approaches(t *testing.T) {
 				}
 				bodies[a.name] = r.body
 			}
+			before := selfCalls(t, tg)
+			if r := tg.get(t, "/movies?directorLastName=Allen&delayInMillis=0"); r.status != 200 || r.body != allen {
+				t.Errorf("movies without delayCallDepth: status %d body %q", r.status, r.body)
+			}
+			waitSelfCalls(t, tg, before+1, "threadlab.default-call-depth=1: one self-call for a request without delayCallDepth")
 			seed002Rows(t, tg, a)
 			postThroughGenerator(t, tg, allen)
 		})
@@ -252,5 +259,40 @@ func TestWebfluxBlockingExecution(t *testing.T) {
 		if r.status != 200 || !row.thread.MatchString(r.thread) {
 			t.Errorf("virtual=%s %s: status %d X-Thread %q, want 200 on %v (%s)", row.virtual, row.path, r.status, r.thread, row.thread, row.why)
 		}
+	}
+}
+
+// selfCalls is how many /epoch-millis requests the target has answered
+// (http_server_requests_seconds_count, every status and method).
+func selfCalls(t *testing.T, tg *target) float64 {
+	t.Helper()
+	r := tg.get(t, MetricsPath)
+	total := 0.0
+	for _, line := range strings.Split(r.body, "\n") {
+		if !strings.HasPrefix(line, "http_server_requests_seconds_count{") || !strings.Contains(line, `uri="/epoch-millis"`) {
+			continue
+		}
+		f := strings.Fields(line)
+		v, err := strconv.ParseFloat(f[len(f)-1], 64)
+		if err != nil {
+			t.Fatalf("metric line %q: %v", line, err)
+		}
+		total += v
+	}
+	return total
+}
+
+// waitSelfCalls waits (up to 5 s: the count is recorded as the exchange
+// completes) until the target has answered want /epoch-millis requests.
+func waitSelfCalls(t *testing.T, tg *target, want float64, why string) {
+	t.Helper()
+	got := 0.0
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if got = selfCalls(t, tg); got >= want {
+			break
+		}
+	}
+	if got != want {
+		t.Errorf("/epoch-millis answered %v times, want %v (%s)", got, want, why)
 	}
 }

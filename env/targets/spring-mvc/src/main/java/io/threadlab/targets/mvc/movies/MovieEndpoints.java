@@ -40,7 +40,7 @@ class MovieEndpoints {
     /** get-time: the current epoch millis after the delay. */
     @GetMapping(value = "/epoch-millis", produces = MediaType.TEXT_PLAIN_VALUE)
     String epochMillis(@RequestParam(defaultValue = "100") long delayInMillis,
-                       @RequestParam(defaultValue = "0") int delayCallDepth) throws InterruptedException {
+                       @RequestParam(defaultValue = "${threadlab.default-call-depth:0}") int delayCallDepth) throws InterruptedException {
         delay(delayInMillis, delayCallDepth);
         return Long.toString(System.currentTimeMillis());
     }
@@ -49,7 +49,7 @@ class MovieEndpoints {
     @GetMapping(value = "/movies", produces = MediaType.APPLICATION_JSON_VALUE)
     List<Movie> findMovies(@RequestParam String directorLastName,
                            @RequestParam(defaultValue = "100") long delayInMillis,
-                           @RequestParam(defaultValue = "0") int delayCallDepth) throws InterruptedException {
+                           @RequestParam(defaultValue = "${threadlab.default-call-depth:0}") int delayCallDepth) throws InterruptedException {
         delay(delayInMillis, delayCallDepth);
         return movies.findByDirectorLastName(directorLastName);
     }
@@ -59,7 +59,7 @@ class MovieEndpoints {
             produces = MediaType.APPLICATION_JSON_VALUE)
     List<Movie> saveMovies(@RequestBody List<Movie> body,
                            @RequestParam(defaultValue = "100") long delayInMillis,
-                           @RequestParam(defaultValue = "0") int delayCallDepth) throws InterruptedException {
+                           @RequestParam(defaultValue = "${threadlab.default-call-depth:0}") int delayCallDepth) throws InterruptedException {
         delay(delayInMillis, delayCallDepth);
         return movies.saveAll(body);
     }

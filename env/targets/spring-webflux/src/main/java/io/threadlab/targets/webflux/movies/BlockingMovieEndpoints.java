@@ -44,7 +44,7 @@ class BlockingMovieEndpoints {
 
     @GetMapping(value = "/epoch-millis", produces = MediaType.TEXT_PLAIN_VALUE)
     String epochMillis(@RequestParam(defaultValue = "100") long delayInMillis,
-                       @RequestParam(defaultValue = "0") int delayCallDepth,
+                       @RequestParam(defaultValue = "${threadlab.default-call-depth:0}") int delayCallDepth,
                        ServerHttpResponse response) throws InterruptedException {
         delay(delayInMillis, delayCallDepth, response);
         return Long.toString(System.currentTimeMillis());
@@ -53,7 +53,7 @@ class BlockingMovieEndpoints {
     @GetMapping(value = "/movies", produces = MediaType.APPLICATION_JSON_VALUE)
     List<Movie> findMovies(@RequestParam String directorLastName,
                            @RequestParam(defaultValue = "100") long delayInMillis,
-                           @RequestParam(defaultValue = "0") int delayCallDepth,
+                           @RequestParam(defaultValue = "${threadlab.default-call-depth:0}") int delayCallDepth,
                            ServerHttpResponse response) throws InterruptedException {
         delay(delayInMillis, delayCallDepth, response);
         return movies.findByDirectorLastName(directorLastName);
@@ -63,7 +63,7 @@ class BlockingMovieEndpoints {
             produces = MediaType.APPLICATION_JSON_VALUE)
     List<Movie> saveMovies(@RequestBody List<Movie> body,
                            @RequestParam(defaultValue = "100") long delayInMillis,
-                           @RequestParam(defaultValue = "0") int delayCallDepth,
+                           @RequestParam(defaultValue = "${threadlab.default-call-depth:0}") int delayCallDepth,
                            ServerHttpResponse response) throws InterruptedException {
         delay(delayInMillis, delayCallDepth, response);
         return movies.saveAll(body);

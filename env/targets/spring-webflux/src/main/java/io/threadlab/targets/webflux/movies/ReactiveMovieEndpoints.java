@@ -39,7 +39,7 @@ class ReactiveMovieEndpoints {
 
     @GetMapping(value = "/epoch-millis", produces = MediaType.TEXT_PLAIN_VALUE)
     Mono<String> epochMillis(@RequestParam(defaultValue = "100") long delayInMillis,
-                             @RequestParam(defaultValue = "0") int delayCallDepth) {
+                             @RequestParam(defaultValue = "${threadlab.default-call-depth:0}") int delayCallDepth) {
         Delays.check(delayInMillis, delayCallDepth);
         return delay(delayInMillis, delayCallDepth)
                 .then(Mono.fromSupplier(() -> Long.toString(System.currentTimeMillis())));
@@ -48,7 +48,7 @@ class ReactiveMovieEndpoints {
     @GetMapping(value = "/movies", produces = MediaType.APPLICATION_JSON_VALUE)
     Mono<List<Movie>> findMovies(@RequestParam String directorLastName,
                                  @RequestParam(defaultValue = "100") long delayInMillis,
-                                 @RequestParam(defaultValue = "0") int delayCallDepth) {
+                                 @RequestParam(defaultValue = "${threadlab.default-call-depth:0}") int delayCallDepth) {
         Delays.check(delayInMillis, delayCallDepth);
         // A cache hit on an in-memory list: cheap enough for the event loop.
         return delay(delayInMillis, delayCallDepth)
@@ -59,7 +59,7 @@ class ReactiveMovieEndpoints {
             produces = MediaType.APPLICATION_JSON_VALUE)
     Mono<List<Movie>> saveMovies(@RequestBody Mono<List<Movie>> body,
                                  @RequestParam(defaultValue = "100") long delayInMillis,
-                                 @RequestParam(defaultValue = "0") int delayCallDepth) {
+                                 @RequestParam(defaultValue = "${threadlab.default-call-depth:0}") int delayCallDepth) {
         Delays.check(delayInMillis, delayCallDepth);
         return body.flatMap(list -> delay(delayInMillis, delayCallDepth).then(Mono.fromSupplier(() -> movies.saveAll(list))));
     }
