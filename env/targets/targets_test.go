@@ -369,7 +369,7 @@ func TestSpringMVC(t *testing.T) {
 				}},
 				{"/cpu?iterations=0", "bad input is a 400, not a 500", 400, nil},
 				{"/io?ms=-1", "a negative sleep is a 400", 400, nil},
-				{"/epoch-millis?delayMs=150", "waits, then answers the time after the wait", 200, func(t *testing.T, r reply) {
+				{"/epoch-millis?delayInMillis=150", "waits, then answers the time after the wait", 200, func(t *testing.T, r reply) {
 					ms, err := strconv.ParseInt(r.body, 10, 64)
 					if err != nil {
 						t.Fatalf("body %q is not epoch millis: %v", r.body, err)
@@ -644,7 +644,7 @@ func TestSpringWebFlux(t *testing.T) {
 		{path: "/work?mode=parallel", why: "seed 004's defaults: 8 items x 12000", status: 200, thread: parallelThread, body: strconv.FormatInt(workSum(8, 12000), 10), workThreads: parallelThread},
 		{path: "/work?mode=bogus", why: "an unknown mode is a 400 listing the modes", status: 400, thread: eventLoop},
 		{path: "/cpu?iterations=-5", why: "bad input is a 400", status: 400, thread: eventLoop},
-		{path: "/epoch-millis?delayMs=120", why: "waits without holding a thread, then answers the time", status: 200, minDuration: 120 * time.Millisecond},
+		{path: "/epoch-millis?delayInMillis=120", why: "waits without holding a thread, then answers the time", status: 200, minDuration: 120 * time.Millisecond},
 		{path: MetricsPath, why: "JVM metrics for telemetry", status: 200, thread: eventLoop},
 	}
 	for _, row := range rows {

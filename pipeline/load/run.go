@@ -15,7 +15,7 @@ const (
 	defaultConnectTimeout = 5 * time.Second
 	defaultTimeout        = 60 * time.Second
 	lateNs                = int64(time.Millisecond) // open model: a send this late counts in LatePct
-	maxDials              = 256                     // concurrent dials per group: stay under the listen backlog
+	defaultMaxDials       = 256                     // concurrent dials of a keep-alive group: stay under the listen backlog
 	fdReserve             = 64                      // descriptors kept for everything but connections
 )
 
@@ -213,7 +213,7 @@ func newGroupRun(i int, g Group, t target, seed int64, sockets *atomic.Int64) (*
 		mix:         m,
 		addr:        t.addr,
 		dialer:      net.Dialer{Timeout: g.ConnectTimeout, KeepAlive: -1},
-		dialSem:     make(chan struct{}, maxDials),
+		dialSem:     make(chan struct{}, dialCap(g)),
 		noKeepAlive: g.NoKeepAlive,
 		rec:         newRecorder(),
 		sockets:     sockets,
@@ -232,6 +232,25 @@ func newGroupRun(i int, g Group, t target, seed int64, sockets *atomic.Int64) (*
 		gr.late = new(atomic.Int64)
 	}
 	return gr, nil
+}
+
+// dialCap is how many connects a group may have in flight at once: the
+// group's MaxDials, or by default all of its connections when every request
+// connects (NoKeepAlive), so N users present N simultaneous connects to the
+// server's accept queue. Never more than the group's connections, which Run
+// has already fitted into the descriptor budget.
+func dialCap(g Group) int {
+	conns := heldConns(g)
+	if conns == 0 {
+		conns = g.MaxInFlight // open: one connection per request in flight
+	}
+	switch {
+	case g.MaxDials > 0:
+		return max(1, min(g.MaxDials, conns))
+	case g.NoKeepAlive:
+		return max(1, conns)
+	}
+	return max(1, min(defaultMaxDials, conns))
 }
 
 func lowerASCII(s string) string {

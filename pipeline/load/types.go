@@ -65,6 +65,14 @@ type Group struct {
 	Duration    time.Duration // closed/open: how long to send; burst ignores it
 	Requests    []Request     // the mix; at least one
 	NoKeepAlive bool          // a new TCP connection per request (seed 002)
+	// MaxDials caps the connects in flight at once. 0 picks the default:
+	// every connection of the group at once with NoKeepAlive, where the
+	// connect is part of each measured request (seed 002's simultaneous
+	// connects: N users present N SYNs to the accept queue together); 256
+	// with keep-alive, where connections are set up once (a burst connects
+	// before its release) and a listen backlog overflow would only add SYN
+	// retransmits to the set-up.
+	MaxDials int
 
 	ConnectTimeout time.Duration // 0 = 5s
 	Timeout        time.Duration // response timeout; 0 = 60s

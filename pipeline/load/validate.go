@@ -87,6 +87,9 @@ func (g Group) validate() error {
 	if g.MaxInFlight < 0 {
 		return fmt.Errorf("max_in_flight must be >= 0 (0 means %d)", defaultMaxInFlight)
 	}
+	if g.MaxDials < 0 {
+		return fmt.Errorf("max_dials must be >= 0 (0 means all connections at once for a burst or without keep-alive, else %d)", defaultMaxDials)
+	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration

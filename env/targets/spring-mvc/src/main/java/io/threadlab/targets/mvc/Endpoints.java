@@ -3,6 +3,7 @@ package io.threadlab.targets.mvc;
 import java.util.List;
 import java.util.Map;
 
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -36,7 +37,8 @@ class Endpoints {
     private final RestClient downstream;
     private final JsonMapper json;
 
-    Endpoints(JdbcTemplate jdbc, TransactionTemplate holding, RestClient downstream, JsonMapper json) {
+    Endpoints(JdbcTemplate jdbc, TransactionTemplate holding, @Qualifier("downstreamClient") RestClient downstream,
+              JsonMapper json) {
         this.jdbc = jdbc;
         this.holding = holding;
         this.downstream = downstream;
@@ -54,16 +56,6 @@ class Endpoints {
     @GetMapping(value = "/cpu", produces = MediaType.TEXT_PLAIN_VALUE)
     String cpu(@RequestParam(defaultValue = "20000") int iterations) {
         return CpuWork.chain(checkIterations(iterations));
-    }
-
-    /** Seed 002: wait delayMs, then answer the current epoch millis. */
-    @GetMapping(value = "/epoch-millis", produces = MediaType.TEXT_PLAIN_VALUE)
-    String epochMillis(@RequestParam(defaultValue = "100") long delayMs) throws InterruptedException {
-        long d = checkDelay("delayMs", delayMs);
-        if (d > 0) {
-            Thread.sleep(d);
-        }
-        return Long.toString(System.currentTimeMillis());
     }
 
     /**

@@ -12,6 +12,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.cache.annotation.EnableCaching;
 import org.springframework.context.annotation.Bean;
 import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -25,6 +26,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * and a blocking downstream call through {@link RestClient}.
  */
 @SpringBootApplication
+@EnableCaching
 public class MvcApplication {
 
     public static void main(String[] args) {

@@ -10,6 +10,7 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
@@ -49,9 +50,16 @@ class Endpoints {
         return Mono.delay(Duration.ofMillis(checkDelay("ms", ms))).map(tick -> "io:" + ms);
     }
 
-    /** Seed 003's mistake on purpose: Thread.sleep on the event loop. */
+    /**
+     * Seed 003's mistake on purpose: Thread.sleep on the event loop. A plain
+     * (non-Publisher) return type, so with spring.threads.virtual.enabled=true
+     * Spring runs it on a virtual thread instead (WebFlux blocking execution):
+     * X-Thread names the thread that slept.
+     */
     @GetMapping(value = "/io-blocking", produces = MediaType.TEXT_PLAIN_VALUE)
-    String ioBlocking(@RequestParam(defaultValue = "300") long ms) throws InterruptedException {
+    String ioBlocking(@RequestParam(defaultValue = "300") long ms, ServerHttpResponse response)
+            throws InterruptedException {
+        response.getHeaders().set(ThreadNames.HEADER, ThreadNames.current());
         Thread.sleep(checkDelay("ms", ms));
         return "io-blocking:" + ms;
     }
@@ -68,14 +76,6 @@ class Endpoints {
     Mono<ResponseEntity<String>> cpuOffloaded(@RequestParam(defaultValue = "20000") int iterations) {
         int n = checkIterations(iterations);
         return Mono.fromCallable(() -> worked(CpuWork.chain(n))).subscribeOn(Schedulers.parallel());
-    }
-
-    /** Seed 002: wait delayMs without holding a thread, then answer the current epoch millis. */
-    @GetMapping(value = "/epoch-millis", produces = MediaType.TEXT_PLAIN_VALUE)
-    Mono<String> epochMillis(@RequestParam(defaultValue = "100") long delayMs) {
-        long d = checkDelay("delayMs", delayMs);
-        Mono<String> now = Mono.fromSupplier(() -> Long.toString(System.currentTimeMillis()));
-        return d == 0 ? now : Mono.delay(Duration.ofMillis(d)).then(now);
     }
 
     /**

@@ -1,8 +1,8 @@
 package io.threadlab.targets.webflux;
 
 /** Names the current thread for the X-Thread header. */
-final class ThreadNames {
-    static final String HEADER = "X-Thread";
+public final class ThreadNames {
+    public static final String HEADER = "X-Thread";
 
     private ThreadNames() {
     }
@@ -12,7 +12,7 @@ final class ThreadNames {
      * Virtual threads are often unnamed, so they become {@code virtual-<id>}:
      * distinct per thread and recognizably virtual.
      */
-    static String current() {
+    public static String current() {
         Thread t = Thread.currentThread();
         if (t.isVirtual()) {
             return "virtual-" + t.threadId();

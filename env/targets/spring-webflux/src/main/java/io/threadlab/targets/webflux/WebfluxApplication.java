@@ -3,6 +3,7 @@ package io.threadlab.targets.webflux;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.cache.annotation.EnableCaching;
 import org.springframework.context.annotation.Bean;
 import org.springframework.web.server.WebFilter;
 
@@ -14,6 +15,7 @@ import reactor.core.scheduler.Schedulers;
  * schedulers, with the naive and the correct way of doing CPU work side by side.
  */
 @SpringBootApplication
+@EnableCaching
 public class WebfluxApplication {
 
     public static void main(String[] args) {
