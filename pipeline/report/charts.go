@@ -1,12 +1,9 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -49,13 +46,6 @@ type optioner interface {
 	JSONNotEscaped() template.HTML
 }
 
-// funcMarkers are go-echarts' quotes around opts.FuncOpts code (opts/js.go,
-// render/engine.go), removed so the code is a function, not a string.
-var funcMarkers = regexp.MustCompile(`(__f__")|("__f__)|(__f__)`)
-
-// scriptUnsafe matches what could end or confuse a script element.
-var scriptUnsafe = regexp.MustCompile(`(?i)<(/|!--|script)`)
-
 // init options shared by every chart: a fixed ChartID keeps the output
 // byte-identical between renders (golden tests, reviewable diffs), and the
 // AssetsHost points at reports/assets so nothing is fetched from a CDN.
@@ -64,21 +54,25 @@ func initOpts(id, assetsHost string) charts.GlobalOpts {
 }
 
 // scriptFor renders c's option and wraps it in our own script element.
-// go-echarts' own script template writes the option JSON unescaped into a
-// <script>, so a variant named "</script>..." in a manifest would end the
-// element. "</", "<!--" and "<script" are the sequences the HTML parser
-// reacts to inside a script; they can only occur inside JSON strings (our
-// function code has none), where \u003c means the same "<".
+//
+// go-echarts marks JavaScript code as a string "__f__code__f__" and its own
+// renderer strips every "__f__" from the whole JSON, user strings included:
+// a sweep value "__f__alert(1)__f__" would become code. Here the option is
+// decoded and re-encoded by encodeOption, which writes raw code only for
+// strings that are exactly one of our own function literals (made with fn);
+// every other string, whatever it contains, is written as an escaped JSON
+// string. "<", ">" and "&" in strings are written as \u003c etc., so data
+// cannot end the script element either.
 //
 // patches edit the option where go-echarts has no typed field for it.
 func scriptFor(id string, c optioner, patches ...func(map[string]any)) template.HTML {
 	c.Validate()
-	raw := string(c.JSONNotEscaped())
-	if len(patches) > 0 {
-		raw = patchOption(raw, patches)
+	option, err := encodeOption(string(c.JSONNotEscaped()), patches)
+	if err != nil {
+		// go-echarts produced the JSON, so this is a bug in us: draw nothing
+		// rather than something half-escaped.
+		option = "{}"
 	}
-	option := strings.TrimSpace(funcMarkers.ReplaceAllString(raw, ""))
-	option = scriptUnsafe.ReplaceAllString(option, `\u003c$1`)
 	var b strings.Builder
 	fmt.Fprintf(&b, "<script>\n(function () {\n  var el = document.getElementById(%q);\n", id)
 	b.WriteString("  if (typeof echarts === 'undefined') { el.className += ' nojs'; return; }\n")
@@ -88,28 +82,6 @@ func scriptFor(id string, c optioner, patches ...func(map[string]any)) template.
 	b.WriteString("  window.addEventListener('beforeprint', function () { c.resize(); });\n")
 	b.WriteString("})();\n</script>")
 	return template.HTML(b.String())
-}
-
-// patchOption applies patches to the option JSON while function code is
-// still a marked string, so it is still valid JSON. Map keys re-encode in
-// sorted order, as go-echarts' own encoding does, so output stays stable.
-func patchOption(raw string, patches []func(map[string]any)) string {
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return raw // go-echarts produced it: cannot happen, and unpatched still draws
-	}
-	for _, p := range patches {
-		p(m)
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
-		return raw
-	}
-	return b.String()
 }
 
 // twoLineLabels sets an explicit line height on the x axis labels: zrender
@@ -176,7 +148,7 @@ func (v *runView) primaryChart() *chart {
 	metric := l.Primary
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(append(baseOpts(id, v.assetsHost, bigGrid),
-		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: opts.FuncOpts(`function (p) {
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: fn(`function (p) {
   ` + jsFmt + `
   var e = echarts.format.encodeHTML; var val = p.value;
   if (p.seriesType === 'custom') { return e(p.seriesName) + ': ' + f(val[1]) + ' to ' + f(val[2]); }
@@ -259,7 +231,7 @@ func (v *runView) primaryChart() *chart {
 	}
 	cu := charts.NewCustom()
 	cu.AddSeries(interval, whiskers, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
-		s.RenderItem = opts.FuncOpts(`function (params, api) {
+		s.RenderItem = fn(`function (params, api) {
   var x = api.value(0), lo = api.coord([x, api.value(1)]), hi = api.coord([x, api.value(2)]);
   var w = Math.min(api.size([1, 0])[0] * 0.08, 14);
   var st = {stroke: '#222222', lineWidth: 1.5};
@@ -337,7 +309,7 @@ func (v *runView) sweepChart() *chart {
 	}
 	line := charts.NewLine()
 	line.SetGlobalOptions(append(baseOpts(id, v.assetsHost, bigGrid),
-		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: opts.FuncOpts(`function (p) {
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: fn(`function (p) {
   ` + jsFmt + `
   return echarts.format.encodeHTML(p.seriesName + ' @ ' + p.name) + ': ' + f(p.value);
 }`)}),
@@ -417,13 +389,13 @@ func (v *runView) latencyChart() *chart {
 	id := "chart_latency"
 	line := charts.NewLine()
 	line.SetGlobalOptions(append(baseOpts(id, v.assetsHost, bigGrid),
-		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: opts.FuncOpts(`function (p) {
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: fn(`function (p) {
   ` + jsFmt + `
   var q = 100 - 100 / p.value[0];
   return echarts.format.encodeHTML(p.seriesName) + ' p' + (Math.round(q * 1000) / 1000) + ': ' + f(p.value[1]) + ' ms';
 }`)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: "percentile", NameLocation: "middle", NameGap: 30, Min: 1,
-			AxisLabel: &opts.AxisLabel{Formatter: opts.FuncOpts(`function (x) { return 'p' + (Math.round((100 - 100 / x) * 1000) / 1000); }`)}}),
+			AxisLabel: &opts.AxisLabel{Formatter: fn(`function (x) { return 'p' + (Math.round((100 - 100 / x) * 1000) / 1000); }`)}}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "latency (ms)", NameLocation: "middle", NameGap: 56}),
 	)...)
 	for _, p := range l.Points {
@@ -552,7 +524,7 @@ func (v *runView) seriesCharts() ([]*chart, string) {
 		line.SetGlobalOptions(append(baseOpts(id, v.assetsHost, opts.Grid{Left: "12", Right: "20", Top: "16", Bottom: "8"}),
 			// One HTML legend above the grid serves all small charts.
 			charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
-			charts.WithTooltipOpts(opts.Tooltip{Trigger: "axis", ValueFormatter: opts.FuncOpts(`function (x) { ` + jsFmt + ` return f(x); }`)}),
+			charts.WithTooltipOpts(opts.Tooltip{Trigger: "axis", ValueFormatter: fn(`function (x) { ` + jsFmt + ` return f(x); }`)}),
 			charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "s", NameLocation: "end", NameGap: 8, MinInterval: 1}),
 			charts.WithYAxisOpts(opts.YAxis{Type: "value", Scale: opts.Bool(false)}),
 		)...)

@@ -282,7 +282,7 @@ func TestEscapesManifestAndData(t *testing.T) {
 	if !bytes.Contains(index, []byte("&lt;script&gt;alert(1)&lt;/script&gt;")) {
 		t.Errorf("index: the experiment title should appear escaped as text")
 	}
-	if !bytes.Contains(page, []byte(`\u003c/script>\u003cscript>alert(2)\u003c/script>`)) {
+	if !bytes.Contains(page, []byte(`\u003c/script\u003e\u003cscript\u003ealert(2)\u003c/script\u003e`)) {
 		t.Errorf("run page: a variant name inside chart data should have its < escaped as \\u003c")
 	}
 	// Every <script> the page opens is closed by its own </script>: none
