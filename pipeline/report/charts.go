@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -34,6 +35,7 @@ type chart struct {
 	Height  int
 	Small   bool
 	Script  template.HTML // a whole <script> element, sanitized by scriptFor
+	Alt     string        // text alternative: what the chart shows, in words and numbers
 }
 
 // optioner is what every go-echarts chart type offers: Validate fills
@@ -100,6 +102,33 @@ func twoLineLabels(m map[string]any) {
 	}
 }
 
+// solidLegend lists the variants in the legend with an opaque icon: the
+// primary chart's category bars are transparent (the median is a tick),
+// and a legend icon takes its style from the first series of a name.
+func (v *runView) solidLegend(m map[string]any) {
+	legend, ok := m["legend"].(map[string]any)
+	if !ok {
+		return
+	}
+	series, _ := m["series"].([]any)
+	var items []any
+	seen := map[string]bool{}
+	for _, x := range series {
+		sm, _ := x.(map[string]any)
+		name, _ := sm["name"].(string)
+		if name == "" || seen[name] {
+			continue
+		}
+		seen[name] = true
+		item := map[string]any{"name": name}
+		if slices.Contains(v.layout.Variants, name) {
+			item["itemStyle"] = map[string]any{"opacity": 1, "color": v.color(name)}
+		}
+		items = append(items, item)
+	}
+	legend["data"] = items
+}
+
 // jsFmt is the number formatter charts share (3 significant figures, no exponent).
 const jsFmt = `function f(x) { if (x === null || x === undefined || isNaN(x)) { return '-'; } var a = Math.abs(x); return a >= 100 ? x.toFixed(0) : a >= 10 ? x.toFixed(1) : a >= 1 ? x.toFixed(2) : x.toPrecision(3); }`
 
@@ -156,9 +185,12 @@ func (v *runView) primaryChart() *chart {
   return e(p.seriesName) + ' median: ' + f(Array.isArray(val) ? val[1] : val);
 }`)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{Interval: "0"}}),
-		charts.WithYAxisOpts(opts.YAxis{Name: metricLabel(metric), NameLocation: "middle", NameGap: 56, Type: "value"}),
+		// Not from zero: the trials' spread is what a reader compares, and
+		// a zero baseline squeezed the dots into a sliver at the top.
+		charts.WithYAxisOpts(opts.YAxis{Name: metricLabel(metric), NameLocation: "middle", NameGap: 56, Type: "value", Scale: opts.Bool(true)}),
 	)...)
 	bar.SetXAxis(cats)
+	var alt []string
 
 	interval := "95% CI"
 	var whiskers []opts.CustomData
@@ -183,6 +215,7 @@ func (v *runView) primaryChart() *chart {
 			has = true
 			med, lo, hi := v.cellStats(c.variant, c.point, metric, interval != "95% CI")
 			data[i] = opts.BarData{Value: round(med)}
+			alt = append(alt, fmt.Sprintf("%s: median %s (%s %s to %s)", strings.ReplaceAll(cats[i], "\n", " "), num(med), interval, num(lo), num(hi)))
 			whiskers = append(whiskers, opts.CustomData{Value: []any{i, round(lo), round(hi)}})
 			ts := v.trialsOf(c.variant, c.point, l.Measured)
 			for k, t := range ts {
@@ -197,11 +230,26 @@ func (v *runView) primaryChart() *chart {
 			continue
 		}
 		color := v.color(vr)
+		// The median is a wide tick, not a bar: a bar must start at zero,
+		// and the axis does not.
+		ticks := make([]opts.ScatterData, 0, len(data))
+		for i, d := range data {
+			if d.Value != "-" {
+				ticks = append(ticks, opts.ScatterData{Name: "median", Value: []any{i, d.Value}})
+			}
+		}
 		bar.AddSeries(vr, data, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
 			s.BarGap = "-100%" // one bar per category: each variant fills only its own cells
 			s.BarMaxWidth = "56"
-			s.ItemStyle = &opts.ItemStyle{Color: color, Opacity: opts.Float(0.55)}
+			s.ItemStyle = &opts.ItemStyle{Color: color, Opacity: opts.Float(0)}
 		}))
+		med := charts.NewScatter()
+		med.AddSeries(vr, ticks, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
+			s.Symbol = "rect"
+			s.SymbolSize = []int{44, 4}
+			s.ItemStyle = &opts.ItemStyle{Color: color}
+		}))
+		scatters = append(scatters, med)
 		sc := charts.NewScatter()
 		sc.AddSeries(vr, dots, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
 			s.SymbolSize = 9
@@ -261,9 +309,10 @@ func (v *runView) primaryChart() *chart {
 	if interval != "95% CI" {
 		whisker = "min–max of the valid trials (too few trials for a 95% CI of the median in some cell)"
 	}
-	caption := fmt.Sprintf("Bars: median %s%s across valid trials (%s). Whiskers: %s. Dots: each trial; hollow grey dots are invalid trials, excluded from the statistics.",
+	caption := fmt.Sprintf("Wide ticks: median %s%s across valid trials (%s). Whiskers: %s. Dots: each trial; hollow grey dots are invalid trials, excluded from the statistics. The axis does not start at zero.",
 		metricLabel(metric), group, better, whisker)
-	return &chart{ID: id, Title: "Primary metric: " + metricLabel(metric), Caption: caption, Height: 380, Script: scriptFor(id, bar, twoLineLabels)}
+	return &chart{ID: id, Title: "Primary metric: " + metricLabel(metric), Caption: caption, Height: 380, Script: scriptFor(id, bar, twoLineLabels, v.solidLegend),
+		Alt: "Primary metric, " + metricLabel(metric) + ". " + strings.Join(alt, "; ") + "."}
 }
 
 // cellStats returns the median and its interval for a cell, preferring
@@ -363,7 +412,21 @@ func (v *runView) sweepChart() *chart {
 		}))
 	}
 	caption := fmt.Sprintf("Median %s at each sweep point (line) with the min–max range of the valid trials (band).", metricLabel(metric))
-	return &chart{ID: id, Title: "Sweep: " + metricLabel(metric) + " by " + xName, Caption: caption, Height: 380, Script: scriptFor(id, line)}
+	var alt []string
+	for _, vr := range l.Variants {
+		var parts []string
+		for i, p := range l.Points {
+			if len(v.trialsOf(vr, p, l.Measured)) > 0 {
+				med, _, _ := v.cellStats(vr, p, metric, true)
+				parts = append(parts, cats[i]+" "+num(med))
+			}
+		}
+		if len(parts) > 0 {
+			alt = append(alt, vr+": "+strings.Join(parts, ", "))
+		}
+	}
+	return &chart{ID: id, Title: "Sweep: " + metricLabel(metric) + " by " + xName, Caption: caption, Height: 380, Script: scriptFor(id, line),
+		Alt: "Median " + metricLabel(metric) + " by " + xName + ". " + strings.Join(alt, "; ") + "."}
 }
 
 // latencyChart: the percentile spectrum on a log x axis of 1/(1-q), as
@@ -426,8 +489,9 @@ func (v *runView) latencyChart() *chart {
 			}))
 		}
 	}
-	caption := "Latency at each percentile, median across valid trials per variant; both axes are logarithmic. A closed or burst load under-reports the tail (coordinated omission): compare shapes, and trust absolute tails only from an open model."
-	return &chart{ID: id, Title: "Latency percentile spectrum", Caption: caption, Height: 380, Script: scriptFor(id, line)}
+	caption := "Latency at each percentile, median across valid trials per variant (this run has no HdrHistogram logs, so percentiles cannot be merged); both axes are logarithmic. A closed or burst load under-reports the tail (coordinated omission): compare shapes, and trust absolute tails only from an open model."
+	return &chart{ID: id, Title: "Latency percentile spectrum", Caption: caption, Height: 380, Script: scriptFor(id, line),
+		Alt: "Latency percentile spectrum: median across trials of each percentile in latency.csv, per variant; the numbers are in the raw data."}
 }
 
 // dashFor tells sweep points apart in a chart that already uses colour for
@@ -451,12 +515,7 @@ func (v *runView) seriesCharts() ([]*chart, string) {
 		return nil, ""
 	}
 	point := l.Points[len(l.Points)-1]
-	type pick struct {
-		variant string
-		trial   int
-		rows    []record.Sample
-	}
-	var picks []pick
+	var picks []seriesPick
 	var described []string
 	for _, vr := range l.Variants {
 		t, ok := v.medianTrial(vr, point)
@@ -480,7 +539,7 @@ func (v *runView) seriesCharts() ([]*chart, string) {
 			continue
 		}
 		sort.SliceStable(rows, func(i, j int) bool { return rows[i].T < rows[j].T })
-		picks = append(picks, pick{vr, t.Trial, rows})
+		picks = append(picks, seriesPick{vr, t.Trial, rows})
 		described = append(described, fmt.Sprintf("%s trial %d", vr, t.Trial))
 	}
 	if len(picks) == 0 {
@@ -492,17 +551,29 @@ func (v *runView) seriesCharts() ([]*chart, string) {
 		alt       func(record.Sample) float64 // dashed second line, e.g. OS threads
 		altName   string
 		optional  bool // shown only when some value is non-zero
+		client    bool // a load-generator column (burst runs draw these from histograms)
 	}
 	qs := []quantity{
-		{id: "rps", title: "throughput (req/s)", get: func(s record.Sample) float64 { return float64(s.Requests) }},
-		{id: "p99", title: "p99 latency (ms)", get: func(s record.Sample) float64 { return s.P99Ms }},
-		{id: "cpu", title: "target CPU (%)", get: func(s record.Sample) float64 { return s.TargetCPUPct }},
-		{id: "threads", title: "threads: JVM live (solid), OS (dashed)", get: func(s record.Sample) float64 { return s.JVMThreads },
+		{id: "rps", title: "throughput (req/s)", get: func(s record.Sample) float64 { return float64(s.Requests) }, client: true},
+		{id: "p99", title: "p99 latency (ms)", get: func(s record.Sample) float64 { return s.P99Ms }, client: true},
+		{id: "cpu", title: "target CPU (% of one core)", get: func(s record.Sample) float64 { return float64(s.TargetCPUPct) }},
+		{id: "threads", title: "threads: JVM live (solid), OS (dashed)", get: func(s record.Sample) float64 { return float64(s.JVMThreads) },
 			alt: func(s record.Sample) float64 { return float64(s.OSThreads) }, altName: "OS"},
-		{id: "heap", title: "heap used (MB)", get: func(s record.Sample) float64 { return s.HeapUsedMB }},
-		{id: "pool", title: "connection pool: active (solid), pending (dashed)", get: func(s record.Sample) float64 { return s.HikariActive },
-			alt: func(s record.Sample) float64 { return s.HikariPending }, altName: "pending", optional: true},
-		{id: "steal", title: "host CPU steal (%)", get: func(s record.Sample) float64 { return s.HostStealPct }, optional: true},
+		{id: "heap", title: "heap used (MB)", get: func(s record.Sample) float64 { return float64(s.HeapUsedMB) }},
+		{id: "pool", title: "connection pool: active (solid), pending (dashed)", get: func(s record.Sample) float64 { return float64(s.HikariActive) },
+			alt: func(s record.Sample) float64 { return float64(s.HikariPending) }, altName: "pending", optional: true},
+		{id: "steal", title: "host CPU steal (% of all CPUs)", get: func(s record.Sample) float64 { return float64(s.HostStealPct) }, optional: true},
+	}
+	if v.burst() {
+		// A burst's client side is drawn from its release at 10 ms
+		// (burstCharts); one-second buckets of it said nothing.
+		var server []quantity
+		for _, q := range qs {
+			if !q.client {
+				server = append(server, q)
+			}
+		}
+		qs = server
 	}
 	var out []*chart
 	for _, q := range qs {
@@ -510,7 +581,7 @@ func (v *runView) seriesCharts() ([]*chart, string) {
 			nonzero := false
 			for _, p := range picks {
 				for _, s := range p.rows {
-					if q.get(s) != 0 || (q.alt != nil && q.alt(s) != 0) {
+					if x := q.get(s); (x != 0 && !math.IsNaN(x)) || (q.alt != nil && q.alt(s) != 0 && !math.IsNaN(q.alt(s))) {
 						nonzero = true
 					}
 				}
@@ -532,7 +603,7 @@ func (v *runView) seriesCharts() ([]*chart, string) {
 			color := v.color(p.variant)
 			data := make([]opts.LineData, len(p.rows))
 			for i, s := range p.rows {
-				data[i] = opts.LineData{Value: []any{round(s.T), round(q.get(s))}}
+				data[i] = opts.LineData{Value: []any{round(s.T), gap(q.get(s))}}
 			}
 			// A burst may end within a second or two: with so few points a
 			// line without symbols would be invisible.
@@ -546,7 +617,7 @@ func (v *runView) seriesCharts() ([]*chart, string) {
 			if q.alt != nil {
 				alt := make([]opts.LineData, len(p.rows))
 				for i, s := range p.rows {
-					alt[i] = opts.LineData{Value: []any{round(s.T), round(q.alt(s))}}
+					alt[i] = opts.LineData{Value: []any{round(s.T), gap(q.alt(s))}}
 				}
 				line.AddSeries(p.variant+" "+q.altName, alt, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
 					s.ShowSymbol = opts.Bool(few)
@@ -557,14 +628,25 @@ func (v *runView) seriesCharts() ([]*chart, string) {
 				}))
 			}
 		}
-		out = append(out, &chart{ID: id, Title: q.title, Height: 220, Small: true, Script: scriptFor(id, line)})
+		out = append(out, &chart{ID: id, Title: q.title, Height: 220, Small: true, Script: scriptFor(id, line), Alt: seriesAlt(q.title, picks, q.get)})
 	}
 	at := ""
 	if point != "" {
 		at = " at " + pointLabel(point, l.SweepKeys)
 	}
-	return out, fmt.Sprintf("Per-second series through the median trial of each variant%s (%s), by the primary metric. Client columns belong to the %q group; server columns (CPU, threads, heap) are the whole target.",
+	note := fmt.Sprintf("Per-second series through the median trial of each variant%s (%s), by the primary metric. Client columns belong to the %q group; server columns (CPU, threads, heap) are the whole target. A second without a server sample is a gap in the line, not a zero.",
 		at, strings.Join(described, ", "), l.Measured)
+	if v.burst() {
+		note += " Seconds count from the start of the load run (connections are opened before the burst is released); the server is sampled once a second, so these are coarse next to the 10 ms burst curves above."
+	}
+	return out, note
+}
+
+// seriesPick is the trial whose series a variant's line shows.
+type seriesPick struct {
+	variant string
+	trial   int
+	rows    []record.Sample
 }
 
 // medianTrial is the valid trial of a cell whose primary metric is the
@@ -598,6 +680,40 @@ func jitter(i, k, n int) any {
 		return i
 	}
 	return round(float64(i) + (float64(k)/float64(n-1)-0.5)*0.3)
+}
+
+// gap is round for series values, with a missing sample as null: ECharts
+// breaks the line there instead of drawing a fall to zero.
+func gap(x float64) any {
+	if math.IsNaN(x) {
+		return nil
+	}
+	return round(x)
+}
+
+// seriesAlt sums up a small multiple in words: each variant's range.
+func seriesAlt(title string, picks []seriesPick, get func(record.Sample) float64) string {
+	var parts []string
+	for _, p := range picks {
+		lo, hi, missing := math.Inf(1), math.Inf(-1), 0
+		for _, s := range p.rows {
+			x := get(s)
+			if math.IsNaN(x) {
+				missing++
+				continue
+			}
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+		part := p.variant + ": no samples"
+		if !math.IsInf(lo, 1) {
+			part = fmt.Sprintf("%s: %s to %s over %d s", p.variant, num(lo), num(hi), len(p.rows))
+		}
+		if missing > 0 {
+			part += fmt.Sprintf(" (%d s missing)", missing)
+		}
+		parts = append(parts, part)
+	}
+	return title + " through a trial. " + strings.Join(parts, "; ") + "."
 }
 
 // round keeps 4 significant decimals in chart data: the charts cannot show

@@ -163,10 +163,15 @@ func renderRun(r *record.Run, reportsDir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	hists, logs, err := publishExtras(r.Dir, dir)
+	if err != nil {
+		return "", err
+	}
 	v, err := newRunView(r, "../../"+AssetsDir+"/", "", present)
 	if err != nil {
 		return "", err
 	}
+	v.HistFiles, v.LogFiles = hists, logs
 	path := filepath.Join(dir, "index.html")
 	return path, writePage(path, "run.html", page{runView: v, Up: "../../"})
 }
@@ -185,6 +190,7 @@ func renderLatest(r *record.Run, reportsDir string) error {
 	if err != nil {
 		return err
 	}
+	v.HistFiles, v.LogFiles = publishedLinks(filepath.Join(reportsDir, exp, id), url.PathEscape(id)+"/")
 	v.Latest = &latestLink{ID: id, Href: url.PathEscape(id) + "/index.html"}
 	return writePage(filepath.Join(reportsDir, exp, "index.html"), "run.html", page{runView: v, Up: "../"})
 }
@@ -250,8 +256,7 @@ func runID(r *record.Run) string {
 
 // copyRaw copies the run's data files into the report directory so that a
 // published reports/ tree carries its own evidence. It returns which files
-// exist. Logs stay behind: they can be large and are not evidence a
-// reader re-analyses.
+// exist. Histogram logs and target logs are published by publishExtras.
 func copyRaw(runDir, dst string) (map[string]bool, error) {
 	present := map[string]bool{}
 	if runDir == "" {

@@ -156,7 +156,7 @@ func TestLinksResolve(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(out, p))
 		for _, m := range attrURL.FindAllSubmatch(b, -1) {
 			u := string(m[1])
-			if u == "" || strings.HasPrefix(u, "#") {
+			if u == "" || strings.HasPrefix(u, "#") || strings.HasPrefix(u, "data:") {
 				continue
 			}
 			u, _, _ = strings.Cut(u, "#")
@@ -213,21 +213,23 @@ func copyRun(t *testing.T, rel string) (dataDir, runDir string) {
 	t.Helper()
 	dataDir = t.TempDir()
 	runDir = filepath.Join(dataDir, rel)
-	if err := os.MkdirAll(runDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(filepath.Join(fixtureDir, rel))
+	src := filepath.Join(fixtureDir, rel)
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(runDir, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(runDir, rel), b, 0o644)
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(fixtureDir, rel, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(runDir, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return dataDir, runDir
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ type runView struct {
 	run        *record.Run
 	layout     layout
 	assetsHost string // relative path from the page to reports/assets/
+	hists      map[trialKey]*record.HistogramLog
 
 	Title      string
 	Experiment string
@@ -72,6 +74,8 @@ type runView struct {
 	Reproduce  string
 	Rebuild    string
 	Raw        []rawLink
+	HistFiles  []rawLink // histograms/*.hlog published with the page
+	LogFiles   []rawLink // logs/*.log, capped and redacted
 }
 
 // latestLink is set on reports/<experiment>/index.html, the copy of the
@@ -193,7 +197,7 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 	v.summary()
 	v.comparisons()
 	v.trials()
-	v.Warnings = r.Meta.Warnings
+	v.Warnings = slices.Clone(r.Meta.Warnings)
 
 	if len(r.HostCheck) > 0 {
 		d, err := readCheckDoc(r.HostCheck)
@@ -246,7 +250,18 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 	if c := v.sweepChart(); c != nil {
 		v.Charts = append(v.Charts, c)
 	}
-	if c := v.latencyChart(); c != nil {
+	var histProblems []string
+	v.hists, histProblems = readHists(r)
+	v.Warnings = append(v.Warnings, histProblems...)
+	if len(v.hists) > 0 {
+		v.Charts = append(v.Charts, v.burstCharts()...)
+		if c := v.spectrumChart(); c != nil {
+			v.Charts = append(v.Charts, c)
+		}
+		if c := v.distributionChart(); c != nil {
+			v.Charts = append(v.Charts, c)
+		}
+	} else if c := v.latencyChart(); c != nil {
 		v.Charts = append(v.Charts, c)
 	}
 	v.Series, v.SeriesNote = v.seriesCharts()
