@@ -74,6 +74,8 @@ type runView struct {
 	Reproduce  string
 	Rebuild    string
 	Raw        []rawLink
+	Method     []string // the Method section, written from the manifest as run
+	Answer     string   // the Answer paragraph, from the verdicts and measured figures
 	HistFiles  []rawLink // histograms/*.hlog published with the page
 	LogFiles   []rawLink // logs/*.log, capped and redacted
 }
@@ -194,6 +196,9 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 	if err := v.verdicts(); err != nil {
 		return nil, err
 	}
+	mi := readMethod(r.Manifest)
+	v.Method = v.method(mi)
+	v.Answer = v.answer(mi.seeds())
 	v.summary()
 	v.comparisons()
 	v.trials()
