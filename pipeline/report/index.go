@@ -244,7 +244,7 @@ func decisionRows(name string, runs []indexRun) []decisionRow {
 		out = append(out, decisionRow{
 			When: v.Decision.When, Pick: v.Decision.Pick, Then: v.Decision.Then,
 			Claim: v.ID, Says: v.Says, Status: orDash(v.Status), Strength: strength(v), Leans: v.Leans, Flags: v.Flags,
-			Because: because(v, ir.seeds[v.ID]),
+			Because:    because(v, ir.seeds[v.ID]),
 			Experiment: exp, Run: id, RunState: ir.meta.State,
 			Href: url.PathEscape(exp) + "/" + url.PathEscape(id) + "/index.html#claim-" + url.PathEscape(v.ID),
 		})

@@ -74,8 +74,8 @@ type runView struct {
 	Reproduce  string
 	Rebuild    string
 	Raw        []rawLink
-	Method     []string // the Method section, written from the manifest as run
-	Answer     string   // the Answer paragraph, from the verdicts and measured figures
+	Method     []string  // the Method section, written from the manifest as run
+	Answer     string    // the Answer paragraph, from the verdicts and measured figures
 	HistFiles  []rawLink // histograms/*.hlog published with the page
 	LogFiles   []rawLink // logs/*.log, capped and redacted
 }
