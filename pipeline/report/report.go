@@ -172,6 +172,9 @@ func renderRun(r *record.Run, reportsDir string) (string, error) {
 		return "", err
 	}
 	v.HistFiles, v.LogFiles = hists, logs
+	if err := writeFile(filepath.Join(dir, MarkdownFile), v.markdown()); err != nil {
+		return "", err
+	}
 	path := filepath.Join(dir, "index.html")
 	return path, writePage(path, "run.html", page{runView: v, Up: "../../"})
 }

@@ -21,6 +21,7 @@ type runView struct {
 	layout     layout
 	assetsHost string // relative path from the page to reports/assets/
 	hists      map[trialKey]*record.HistogramLog
+	seeds      map[string]seedFigure // claim ID -> the seed write-up's figure
 
 	Title      string
 	Experiment string
@@ -198,7 +199,8 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 	}
 	mi := readMethod(r.Manifest)
 	v.Method = v.method(mi)
-	v.Answer = v.answer(mi.seeds())
+	v.seeds = mi.seeds()
+	v.Answer = v.answer(v.seeds)
 	v.summary()
 	v.comparisons()
 	v.trials()
