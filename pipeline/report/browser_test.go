@@ -143,6 +143,7 @@ func TestPagesInBrowser(t *testing.T) {
 		{filepath.Join(out, "io-bound", "index.html"), 7},            // the latest copy loads assets from one level up
 		{filepath.Join(out, "pool-sweep", poolRun, "index.html"), 8}, // sweep lines and bands, pool series with a gap
 		{filepath.Join(out, "index.html"), 0},
+		{filepath.Join(out, "io-bound", ioRun, CompareFile), 0}, // the comparison with the earlier run
 		{hostile, 5}, // __f__ markers in a sweep value, variant name and claim
 	}
 	for _, p := range pages {
@@ -266,7 +267,7 @@ func TestScreenshotsAndPrint(t *testing.T) {
 	}
 	// Only inside collapsed <details>: the execution order, the fingerprint
 	// facts and the all-trials table.
-	for _, want := range []string{"platform||1", "cpu.model", "cool-down gate timed out"} {
+	for _, want := range []string{"platform||1", "cpu.flags_hash", "cool-down gate timed out"} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("the printed page lacks %q, which a collapsed section holds: print must expand sections", want)
 		}

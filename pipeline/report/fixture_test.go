@@ -653,17 +653,27 @@ func holm(cs []record.Comparison) {
 	}
 }
 
+// fingerprint is env.Fingerprint's JSON shape (schema 1), so that diff
+// can compare two fixture runs.
 func fingerprint(e expSpec) map[string]any {
 	return map[string]any{
-		"host":      map[string]any{"hostname": "tl-vm-2", "kernel": "6.1.0-31-cloud-amd64", "cmdline": "BOOT_IMAGE=/vmlinuz root=/dev/sda1 console=ttyS0", "distribution": "Debian GNU/Linux 12 (bookworm)", "virtualization": "kvm"},
-		"cpu":       map[string]any{"model_name": "AMD EPYC 7B13", "logical_cpus": 2, "cores": 1, "sockets": 1, "smt": true, "microcode": "0xa0011d1"},
-		"memory":    map[string]any{"total_mb": 3923, "swap_mb": 0},
-		"cgroup":    map[string]any{"cpu_max": "max 100000", "memory_max": "max"},
-		"jdk":       map[string]any{"vendor": "Eclipse Adoptium", "version": "25.0.4+1", "flags": []string{"-XX:+UseG1GC", "-Xmx512m"}},
-		"targets":   map[string]any{"spring_boot": "4.0.7", "tomcat": "11.0.15", "netty": "4.2.9.Final"},
-		"go":        "go1.26.8",
-		"threadlab": map[string]any{"version": "0.1.0", "commit": "ad141ed", "dirty": false},
-		"manifest":  map[string]any{"path": "experiments/" + e.name + ".yaml", "sha256": fmt.Sprintf("%064x", e.seed)},
+		"schema":         1,
+		"time":           "2026-03-01T10:14:00Z",
+		"hostname":       "tl-vm-2",
+		"cpu":            map[string]any{"model": "AMD EPYC 7B13", "vendor": "AuthenticAMD", "microcode": "0xa0011d1", "cores": 1, "threads": 2, "sockets": 1, "flags_hash": "3f9a1c0d2b7e4a55", "num_flags": 112},
+		"memory":         map[string]any{"total_bytes": 4113563648, "available_bytes": 3221225472, "swap_bytes": 0, "huge_page_bytes": 0, "thp": "madvise"},
+		"kernel":         map[string]any{"release": "6.1.0-31-cloud-amd64", "version": "#1 SMP PREEMPT_DYNAMIC Debian 6.1.128-1", "arch": "x86_64", "cmdline": "BOOT_IMAGE=/vmlinuz root=/dev/sda1 console=ttyS0"},
+		"distro":         map[string]any{"id": "debian", "version_id": "12", "pretty_name": "Debian GNU/Linux 12 (bookworm)"},
+		"virtualization": map[string]any{"vm": "kvm"},
+		"cgroup":         map[string]any{"version": 2, "cpu_quota_us": -1, "cpu_period_us": 100000, "cpu_limit_cores": 0},
+		"nofile_soft":    1048576,
+		"nofile_hard":    1048576,
+		"jdk":            map[string]any{"home": "/usr/lib/jvm/temurin-25-jdk-amd64", "vendor": "Eclipse Adoptium", "version": "25.0.4+1", "runtime": "OpenJDK Runtime Environment Temurin-25.0.4+1", "vm": "OpenJDK 64-Bit Server VM"},
+		"jvm_flags":      []string{"-XX:+UseG1GC", "-Xmx512m"},
+		"components":     map[string]string{"spring-boot": "4.0.7", "tomcat": "11.0.15", "netty": "4.2.9.Final"},
+		"go":             "go1.26.8 linux/amd64",
+		"threadlab":      map[string]any{"version": "0.1.0", "commit": "ad141ed", "dirty": false},
+		"manifest":       map[string]any{"path": "experiments/" + e.name + ".yaml", "sha256": fmt.Sprintf("%064x", e.seed)},
 	}
 }
 

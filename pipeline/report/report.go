@@ -172,6 +172,9 @@ func renderRun(r *record.Run, reportsDir string) (string, error) {
 		return "", err
 	}
 	v.HistFiles, v.LogFiles = hists, logs
+	if v.Compare, err = writeCompare(r, dir); err != nil {
+		return "", err
+	}
 	if err := writeFile(filepath.Join(dir, MarkdownFile), v.markdown()); err != nil {
 		return "", err
 	}
@@ -194,6 +197,9 @@ func renderLatest(r *record.Run, reportsDir string) error {
 		return err
 	}
 	v.HistFiles, v.LogFiles = publishedLinks(filepath.Join(reportsDir, exp, id), url.PathEscape(id)+"/")
+	if old, _, same := previousRun(r); old != nil {
+		v.Compare = &compareLink{Href: url.PathEscape(id) + "/" + CompareFile, OldID: runID(old), SameHost: same}
+	}
 	v.Latest = &latestLink{ID: id, Href: url.PathEscape(id) + "/index.html"}
 	return writePage(filepath.Join(reportsDir, exp, "index.html"), "run.html", page{runView: v, Up: "../"})
 }

@@ -70,9 +70,11 @@ func pagesIn(t *testing.T, dir string) []string {
 func TestGolden(t *testing.T) {
 	out := renderFixture(t)
 	pages := pagesIn(t, out)
-	// 4 run pages, 3 experiment pages, the index.
-	if len(pages) != 8 {
-		t.Errorf("rendered %d pages, want 8: %v", len(pages), pages)
+	// 4 run pages, 3 experiment pages, the index, and the comparison of
+	// the later io-bound run with the earlier one (the only experiment
+	// with two runs).
+	if len(pages) != 9 {
+		t.Errorf("rendered %d pages, want 9: %v", len(pages), pages)
 	}
 	golden := filepath.Join("testdata", "golden")
 	if *update {

@@ -75,10 +75,11 @@ type runView struct {
 	Reproduce  string
 	Rebuild    string
 	Raw        []rawLink
-	Method     []string  // the Method section, written from the manifest as run
-	Answer     string    // the Answer paragraph, from the verdicts and measured figures
-	HistFiles  []rawLink // histograms/*.hlog published with the page
-	LogFiles   []rawLink // logs/*.log, capped and redacted
+	Compare    *compareLink // the comparison with the previous run, if any
+	Method     []string     // the Method section, written from the manifest as run
+	Answer     string       // the Answer paragraph, from the verdicts and measured figures
+	HistFiles  []rawLink    // histograms/*.hlog published with the page
+	LogFiles   []rawLink    // logs/*.log, capped and redacted
 }
 
 // latestLink is set on reports/<experiment>/index.html, the copy of the
