@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/threadlab/threadlab/pipeline/record"
@@ -159,4 +160,48 @@ func bars(h *hdrhistogram.Histogram) []hdrBar {
 		}
 	}
 	return out
+}
+
+// mergedQuantiles are the columns of the merged-percentiles table.
+var mergedQuantiles = []float64{50, 90, 99, 99.9, 99.99}
+
+// mergedRow is one cell of the merged-percentiles table.
+type mergedRow struct {
+	Variant, Point string
+	Trials         int
+	Requests       int64
+	Cells          []mergedCell
+	Max            string
+}
+
+type mergedCell struct {
+	Value  string
+	Hollow bool // fewer than minAbove requests above this percentile
+}
+
+// mergedTable lists each cell's percentiles from its merged histogram:
+// the summaries' quantiles of all requests, not medians of per-trial
+// percentiles, and the data behind the spectrum chart.
+func (v *runView) mergedTable() ([]mergedRow, []string) {
+	l := v.layout
+	var rows []mergedRow
+	for _, p := range l.Points {
+		for _, vr := range l.Variants {
+			h, n := v.mergedHist(vr, p, l.Measured)
+			if h == nil || h.TotalCount() == 0 {
+				continue
+			}
+			row := mergedRow{Variant: vr, Point: p, Trials: n, Requests: h.TotalCount(), Max: num(float64(h.Max()) / 1000)}
+			for _, q := range mergedQuantiles {
+				above := float64(h.TotalCount()) * (1 - q/100)
+				row.Cells = append(row.Cells, mergedCell{Value: num(float64(h.ValueAtQuantile(q)) / 1000), Hollow: above < minAbove})
+			}
+			rows = append(rows, row)
+		}
+	}
+	cols := make([]string, len(mergedQuantiles))
+	for i, q := range mergedQuantiles {
+		cols[i] = "p" + strconv.FormatFloat(q, 'f', -1, 64)
+	}
+	return rows, cols
 }

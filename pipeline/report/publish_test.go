@@ -70,3 +70,30 @@ func TestLogsPublished(t *testing.T) {
 		t.Errorf("%d histogram logs published, want one per trial (18)", len(hists))
 	}
 }
+
+// TestPageBudget: a run page with its published histograms, logs and raw
+// data stays within 1.5 MB (issue 13's budget; the site's shared assets,
+// echarts.min.js, are excluded: they are shipped once per site).
+func TestPageBudget(t *testing.T) {
+	out := renderFixture(t)
+	for _, run := range []string{"io-bound/" + ioRun, "pool-sweep/" + poolRun} {
+		var total int64
+		err := filepath.WalkDir(filepath.Join(out, run), func(path string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				st, _ := d.Info()
+				total += st.Size()
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d KB with its histograms, logs and raw data", run, total>>10)
+		if total > 1_500_000 {
+			t.Errorf("%s: %d bytes, over the 1.5 MB budget", run, total)
+		}
+		if page := readFile(t, out, run+"/index.html"); strings.Count(page, "echarts.min.js\"></script>") != 1 {
+			t.Errorf("%s: echarts is loaded more than once", run)
+		}
+	}
+}

@@ -76,10 +76,12 @@ type runView struct {
 	Rebuild    string
 	Raw        []rawLink
 	Compare    *compareLink // the comparison with the previous run, if any
-	Method     []string     // the Method section, written from the manifest as run
-	Answer     string       // the Answer paragraph, from the verdicts and measured figures
-	HistFiles  []rawLink    // histograms/*.hlog published with the page
-	LogFiles   []rawLink    // logs/*.log, capped and redacted
+	Merged     []mergedRow  // percentiles of each cell\'s merged histogram
+	MergedCols []string
+	Method     []string  // the Method section, written from the manifest as run
+	Answer     string    // the Answer paragraph, from the verdicts and measured figures
+	HistFiles  []rawLink // histograms/*.hlog published with the page
+	LogFiles   []rawLink // logs/*.log, capped and redacted
 }
 
 // latestLink is set on reports/<experiment>/index.html, the copy of the
@@ -269,6 +271,7 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 		if c := v.distributionChart(); c != nil {
 			v.Charts = append(v.Charts, c)
 		}
+		v.Merged, v.MergedCols = v.mergedTable()
 	} else if c := v.latencyChart(); c != nil {
 		v.Charts = append(v.Charts, c)
 	}
@@ -483,7 +486,7 @@ func (v *runView) trials() {
 	if extra {
 		v.TrialCols = append(v.TrialCols, v.layout.Primary)
 	}
-	v.TrialCols = append(v.TrialCols, "rps", "p50_ms", "p99_ms", "wall_ms", "errors", "threads", "target CPU %", "gen CPU %", "host busy %", "reason")
+	v.TrialCols = append(v.TrialCols, "rps", "p50_ms", "p99_ms", "wall_ms", "errors", "threads", "target CPU (% of one core)", "generator CPU (% of one core)", "host busy (% of all CPUs)", "reason")
 	rows := append([]record.Trial(nil), v.run.Trials...)
 	sort.SliceStable(rows, func(i, j int) bool {
 		if rows[i].Seq != rows[j].Seq {
