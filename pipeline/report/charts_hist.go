@@ -30,6 +30,7 @@ func (v *runView) spectrumChart() *chart {
 	)...)
 	cells, trials := 0, 0
 	var alt []string
+	hollowFrom, hollowTo := math.Inf(1), 0.0 // where some cell's percentiles turn hollow
 	for _, p := range l.Points {
 		for _, vr := range l.Variants {
 			h, n := v.mergedHist(vr, p, l.Measured)
@@ -50,9 +51,10 @@ func (v *runView) spectrumChart() *chart {
 					solid = append(solid, opts.LineData{Value: val})
 					continue
 				}
+				hollowFrom, hollowTo = math.Min(hollowFrom, sp.X), math.Max(hollowTo, sp.X)
 				if len(hollow) == 0 && i > 0 { // join the hollow tail to the last solid point
 					prev := pts[i-1]
-					hollow = append(hollow, opts.LineData{Value: []any{round(prev.X), round(prev.Ms), 0}})
+					hollow = append(hollow, opts.LineData{Value: []any{round(prev.X), round(prev.Ms), 0}, Symbol: "none"})
 				}
 				hollow = append(hollow, opts.LineData{Value: append(val, 1)})
 			}
@@ -78,7 +80,25 @@ func (v *runView) spectrumChart() *chart {
 	}
 	caption := fmt.Sprintf("Latency at every percentile of all requests of a cell (its trials' histograms merged, %s); both axes are logarithmic. Hollow points on a dotted line have fewer than %d requests above them: they are the few slowest requests, not a stable estimate of that percentile. A closed or burst load under-reports the tail (coordinated omission): compare shapes, and trust absolute tails only from an open model.",
 		histNote(cells, trials), minAbove)
-	return &chart{ID: id, Title: "Latency percentile spectrum", Caption: caption, Height: 380, Script: scriptFor(id, line),
+	// Shade and label the percentiles the sample cannot support, from where
+	// the first cell's turn hollow.
+	shade := func(m map[string]any) {
+		series, _ := m["series"].([]any)
+		if len(series) == 0 || math.IsInf(hollowFrom, 1) {
+			return
+		}
+		s0, _ := series[0].(map[string]any)
+		s0["markArea"] = map[string]any{
+			"silent":    true,
+			"itemStyle": map[string]any{"color": "rgba(128,128,128,0.10)"},
+			"label":     map[string]any{"show": true, "position": "insideTop", "color": "#555555", "fontSize": 11},
+			"data": []any{[]any{
+				map[string]any{"xAxis": round(hollowFrom), "name": fmt.Sprintf("fewer than %d requests above", minAbove)},
+				map[string]any{"xAxis": round(hollowTo)},
+			}},
+		}
+	}
+	return &chart{ID: id, Title: "Latency percentile spectrum", Caption: caption, Height: 380, Script: scriptFor(id, line, shade),
 		Alt: "Latency percentile spectrum. " + strings.Join(alt, "; ") + "."}
 }
 
