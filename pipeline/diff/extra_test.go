@@ -13,7 +13,7 @@ func TestGeomean(t *testing.T) {
 		{Cmp: &stats.Comparison{MedianA: 100, MedianB: 120}}, // ratio 1.2
 		{Cmp: &stats.Comparison{MedianA: 200, MedianB: 150}}, // ratio 0.75
 		{Cmp: &stats.Comparison{MedianA: 0, MedianB: 3}},     // no logarithm: left out
-		{},                                                   // one run only: left out
+		{}, // one run only: left out
 	}}
 	g := geomean(tab)
 	// sqrt(1.2 * 0.75) = sqrt(0.9) = 0.948683 -> -5.1%

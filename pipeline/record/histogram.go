@@ -135,18 +135,29 @@ func (l *HistogramLog) Total(group string) *hdrhistogram.Histogram {
 // writes are atomic) is dropped; any other malformed line is an error
 // naming the file and line.
 func ReadHistogramLog(path string) (*HistogramLog, error) {
+	return ReadHistogramLogTags(path, nil)
+}
+
+// ReadHistogramLogTags is ReadHistogramLog decoding only the intervals
+// whose tag keep accepts (nil keeps all): a report that needs each group's
+// whole-trial histogram need not decode a histogram per second.
+func ReadHistogramLogTags(path string, keep func(tag string) bool) (*HistogramLog, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ParseHistogramLog(f, path)
+	return parseHistogramLog(f, path, keep)
 }
 
 var startTimeRE = regexp.MustCompile(`^#\[StartTime: *([0-9.]+)`)
 
 // ParseHistogramLog reads a histogram log from r; name is used in errors.
 func ParseHistogramLog(r io.Reader, name string) (*HistogramLog, error) {
+	return parseHistogramLog(r, name, nil)
+}
+
+func parseHistogramLog(r io.Reader, name string, keep func(string) bool) (*HistogramLog, error) {
 	br := bufio.NewReader(r)
 	l := &HistogramLog{}
 	for n := 1; ; n++ {
@@ -158,7 +169,7 @@ func ParseHistogramLog(r io.Reader, name string) (*HistogramLog, error) {
 		if line == "" && err != nil {
 			return l, nil
 		}
-		iv, skip, perr := parseIntervalLine(strings.TrimRight(line, "\r\n"), l)
+		iv, skip, perr := parseIntervalLine(strings.TrimRight(line, "\r\n"), l, keep)
 		if perr != nil {
 			if torn {
 				return l, nil
@@ -174,7 +185,7 @@ func ParseHistogramLog(r io.Reader, name string) (*HistogramLog, error) {
 	}
 }
 
-func parseIntervalLine(line string, l *HistogramLog) (Interval, bool, error) {
+func parseIntervalLine(line string, l *HistogramLog, keep func(string) bool) (Interval, bool, error) {
 	if line == "" || strings.HasPrefix(line, `"StartTimestamp"`) {
 		return Interval{}, true, nil
 	}
@@ -206,6 +217,9 @@ func parseIntervalLine(line string, l *HistogramLog) (Interval, bool, error) {
 		if err != nil || math.IsNaN(*dst) || math.IsInf(*dst, 0) || *dst < 0 {
 			return iv, false, fmt.Errorf("field %d: %q is not a time in seconds", i+1, fields[i])
 		}
+	}
+	if keep != nil && !keep(iv.Tag) {
+		return iv, true, nil
 	}
 	iv.Hist, err = hdrhistogram.Decode([]byte(fields[3]))
 	if err != nil {

@@ -161,3 +161,18 @@ func FuzzParseHistogramLog(f *testing.F) {
 		}
 	})
 }
+
+func TestReadHistogramLogTags(t *testing.T) {
+	dir := t.TempDir()
+	ivs, total := trialIntervals()
+	if err := WriteHistogramLog(dir, "t.hlog", time.Unix(0, 0), "x", ivs); err != nil {
+		t.Fatal(err)
+	}
+	l, err := ReadHistogramLogTags(filepath.Join(dir, "t.hlog"), func(tag string) bool { return strings.HasSuffix(tag, TotalSuffix) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Intervals) != 1 || !l.Total("io").Equals(total) {
+		t.Errorf("kept %d intervals, want only the total, equal to the one written", len(l.Intervals))
+	}
+}

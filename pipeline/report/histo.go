@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/threadlab/threadlab/pipeline/record"
@@ -40,7 +41,7 @@ func readHists(r *record.Run) (map[trialKey]*record.HistogramLog, []string) {
 			continue
 		}
 		name := record.HistogramLogName(t.Seq, t.Variant, t.Point, t.Trial)
-		l, err := record.ReadHistogramLog(filepath.Join(r.Dir, name))
+		l, err := record.ReadHistogramLogTags(filepath.Join(r.Dir, name), func(tag string) bool { return strings.HasSuffix(tag, record.TotalSuffix) })
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
