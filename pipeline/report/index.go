@@ -38,6 +38,7 @@ type experimentView struct {
 type runRow struct {
 	ID, Href, Started, Host, Profile, State, Trials, Error string
 	Rebuild                                                string
+	Compare                                                string // compare.html against the previous run, when rendered
 }
 
 // indexRun is the part of a run the index needs; it skips series and
@@ -187,6 +188,9 @@ func experimentRows(name string, runs []indexRun, reportsDir string) experimentV
 		}
 		if _, err := os.Stat(filepath.Join(reportsDir, exp, id, "index.html")); err == nil {
 			row.Href = url.PathEscape(exp) + "/" + url.PathEscape(id) + "/index.html"
+			if _, err := os.Stat(filepath.Join(reportsDir, exp, id, CompareFile)); err == nil {
+				row.Compare = url.PathEscape(exp) + "/" + url.PathEscape(id) + "/" + CompareFile
+			}
 		} else {
 			row.Rebuild = "threadlab report " + shellQuote(ir.dir)
 		}
