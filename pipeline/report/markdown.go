@@ -89,6 +89,25 @@ func (v *runView) markdown() []byte {
 		b.WriteString("\n")
 	}
 
+	if len(v.Merged) > 0 {
+		b.WriteString("## Latency of all requests (merged HdrHistograms, ms)\n\n| variant | point | trials | requests |")
+		for _, c := range v.MergedCols {
+			b.WriteString(" " + c + " |")
+		}
+		b.WriteString(" max |\n|---|---|--:|--:|" + strings.Repeat("--:|", len(v.MergedCols)) + "--:|\n")
+		for _, r := range v.Merged {
+			fmt.Fprintf(&b, "| %s | %s | %d | %d |", mdText(r.Variant), mdText(orDash(strings.ReplaceAll(r.Point, ";", " "))), r.Trials, r.Requests)
+			for _, c := range r.Cells {
+				if c.Hollow {
+					b.WriteString(" (" + c.Value + ") |")
+				} else {
+					b.WriteString(" " + c.Value + " |")
+				}
+			}
+			b.WriteString(" " + r.Max + " |\n")
+		}
+		fmt.Fprintf(&b, "\nIn brackets: fewer than %d requests lie above that percentile, so it is one of the slowest few requests, not a stable estimate.\n\n", minAbove)
+	}
 	if len(v.Method) > 0 {
 		b.WriteString("## Method\n\n")
 		for _, p := range v.Method {
