@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -114,14 +115,14 @@ func publishExtras(runDir, dst string) (hists, logs []rawLink, err error) {
 		return nil, nil, err
 	}
 	for _, n := range hn {
-		hists = append(hists, rawLink{Name: n, Href: record.HistogramsDir + "/" + n})
+		hists = append(hists, rawLink{Name: n, Href: record.HistogramsDir + "/" + url.PathEscape(n)})
 	}
 	ln, err := copyDir(runDir, dst, record.LogsDir, func(b []byte) []byte { return capLog(redact(b)) })
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, n := range ln {
-		logs = append(logs, rawLink{Name: n, Href: record.LogsDir + "/" + n})
+		logs = append(logs, rawLink{Name: n, Href: record.LogsDir + "/" + url.PathEscape(n)})
 	}
 	return hists, logs, nil
 }
@@ -136,7 +137,7 @@ func publishedLinks(dir, prefix string) (hists, logs []rawLink) {
 		entries, _ := os.ReadDir(filepath.Join(dir, s.sub))
 		for _, e := range entries {
 			if !strings.HasPrefix(e.Name(), ".") {
-				*s.dst = append(*s.dst, rawLink{Name: e.Name(), Href: prefix + s.sub + "/" + e.Name()})
+				*s.dst = append(*s.dst, rawLink{Name: e.Name(), Href: prefix + s.sub + "/" + url.PathEscape(e.Name())})
 			}
 		}
 	}
