@@ -10,7 +10,7 @@ PROFILE   ?=
 GOFILES   := $(shell find . -name '*.go' -not -path './node_modules/*' 2>/dev/null) go.mod go.sum
 
 .DEFAULT_GOAL := help
-.PHONY: help build targets experiment test test-short bench bench-loadgen lint report setup clean
+.PHONY: help build targets experiment test test-short bench bench-loadgen lint report setup clean actionlint review
 
 help: ## list the targets
 	@echo "threadlab: reproducible server threading-model experiments"
@@ -64,6 +64,13 @@ lint: $(BIN) ## validate every manifest and print methodology warnings
 report: $(BIN) ## re-render every report in reports/ from data/ alone
 	@runs=$$(find data -name run.json -printf '%h\n' 2>/dev/null | sort); \
 	if [ -z "$$runs" ]; then echo "no runs under data/"; else $(BIN) report $$runs; fi
+
+actionlint: ## check .github/workflows with actionlint (make test runs it too; scripts/setup.sh installs it into bin/)
+	@test -x bin/actionlint || { echo "bin/actionlint missing: run scripts/setup.sh"; exit 1; }
+	bin/actionlint .github/workflows/*.yml
+
+review: ## the manifest-review workflow locally: lint, smoke-run and diff the experiments changed against BASE (default origin/main)
+	scripts/review.sh
 
 setup: ## install what the tests need (PostgreSQL, Chromium, Maven) and check the JDK
 	scripts/setup.sh

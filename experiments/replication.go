@@ -101,6 +101,12 @@ const (
 // normalizeReplication moves the older trials: into forks: and fills the
 // defaults. A manifest that sets both keeps both, for validation to reject.
 func (m *Manifest) normalizeReplication() {
+	if m.FreshJVM != nil && *m.FreshJVM {
+		// fresh_jvm: true (the old default, saved in every run before
+		// forks existed) says what forks already mean: drop it, so old
+		// runs still load for resume and --reevaluate.
+		m.FreshJVM = nil
+	}
 	if m.Trials != nil && m.Forks.IsZero() {
 		m.Forks, m.Trials = *m.Trials, nil
 		m.forksKey = "trials"
@@ -140,7 +146,7 @@ func (m *Manifest) ForksKey() string {
 
 // validateReplication checks the replication fields of a normalized manifest.
 func (m *Manifest) validateReplication(bad func(string, string, ...any)) {
-	if m.FreshJVM != nil {
+	if m.FreshJVM != nil && !*m.FreshJVM {
 		bad("fresh_jvm", "was removed: a cell now runs forks (fresh JVMs) x iterations (measured windows per JVM); "+
 			"write forks: 1 and iterations: N for what fresh_jvm: false with trials: N did, or forks: N for fresh_jvm: true, "+
 			"and delete fresh_jvm (3 or more forks make the claims' tests meaningful)")

@@ -315,6 +315,9 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 	}
 	// Order matters for resume: trials.csv is written last, so a trial is
 	// "done" only once its series and latency are on disk too.
+	if _, err := saveHistograms(s.Dir, j, f.seq, c.trial, res); err != nil {
+		return rows[0], err
+	}
 	if err := record.AppendCSV(s.Dir, record.SeriesFile, seriesRows(j, c.trial, f.fork, it, res, samples)); err != nil {
 		return rows[0], err
 	}
@@ -537,30 +540,30 @@ func classes(m map[string]int64) string {
 }
 
 // seriesRows joins the client's per-second series with the server samples
-// of the same second.
+// of the same second. A second without a server sample (or without a JVM
+// scrape, for the JVM columns) keeps its server columns missing: empty in
+// series.csv, a gap in the charts, never a fall to 0.
 func seriesRows(j Job, trial, fork, it int, res *load.Result, samples []telemetry.Sample) []record.Sample {
 	bySec := map[int]telemetry.Sample{}
 	for _, x := range samples {
 		bySec[int(x.T)] = x
 	}
+	g := func(x float64) record.Gauge { return record.Gauge(x) }
 	var out []record.Sample
-	for _, g := range res.Groups {
-		for _, sec := range g.Series {
-			r := record.Sample{Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Trial: trial, Fork: fork, Iteration: it, Group: g.Name,
-				T: float64(sec.T), Requests: sec.Requests, Errors: sec.Errors, P50Ms: sec.P50Ms, P99Ms: sec.P99Ms}
+	for _, gr := range res.Groups {
+		for _, sec := range gr.Series {
+			m := record.Missing()
+			r := record.Sample{Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Trial: trial, Fork: fork, Iteration: it, Group: gr.Name,
+				T: float64(sec.T), Requests: sec.Requests, Errors: sec.Errors, P50Ms: sec.P50Ms, P99Ms: sec.P99Ms,
+				TargetCPUPct: m, TargetRSSMB: m, OSThreads: m, JVMThreads: m, HeapUsedMB: m, GCCount: m, GCPauseMs: m,
+				HikariActive: m, HikariPending: m, GenCPUPct: m, HostCPUPct: m, HostStealPct: m}
 			if x, ok := bySec[sec.T]; ok {
-				r.TargetCPUPct = x.CPUUserPct + x.CPUSysPct
-				r.TargetRSSMB = x.RSSMB
-				r.OSThreads = x.Threads
-				r.JVMThreads = x.JVMLiveThreads
-				r.HeapUsedMB = x.HeapUsedMB
-				r.GCCount = x.GCCount
-				r.GCPauseMs = x.GCPauseMs
-				r.HikariActive = x.HikariActive
-				r.HikariPending = x.HikariPending
-				r.GenCPUPct = x.GenCPUPct
-				r.HostCPUPct = x.HostCPUPct
-				r.HostStealPct = x.HostStealPct
+				r.TargetCPUPct, r.TargetRSSMB, r.OSThreads = g(x.CPUUserPct+x.CPUSysPct), g(x.RSSMB), g(float64(x.Threads))
+				r.GenCPUPct, r.HostCPUPct, r.HostStealPct = g(x.GenCPUPct), g(x.HostCPUPct), g(x.HostStealPct)
+				if x.JVM {
+					r.JVMThreads, r.HeapUsedMB, r.GCCount, r.GCPauseMs = g(x.JVMLiveThreads), g(x.HeapUsedMB), g(x.GCCount), g(x.GCPauseMs)
+					r.HikariActive, r.HikariPending = g(x.HikariActive), g(x.HikariPending)
+				}
 			}
 			out = append(out, r)
 		}

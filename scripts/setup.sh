@@ -9,11 +9,26 @@ command -v mvn >/dev/null || need+=(maven)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 command -v chromium >/dev/null || need+=(chromium)
 command -v taskset >/dev/null || need+=(util-linux)
+command -v pdftotext >/dev/null || need+=(poppler-utils) # the report's print-to-PDF test reads the PDF's text
+command -v pip3 >/dev/null || need+=(python3-pip)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+# The histogram-log test reads our HdrHistogram logs with a second,
+# independent implementation: the Python hdrhistogram package.
+if ! python3 -c 'import hdrh' 2>/dev/null; then
+  echo "setup: installing the Python hdrhistogram package"
+  pip3 install --quiet hdrhistogram==0.10.8 2>/dev/null || pip3 install --quiet --break-system-packages hdrhistogram==0.10.8
+fi
+# actionlint checks .github/workflows in make test; a repo-local copy keeps
+# the version fixed.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+if [ ! -x "$root/bin/actionlint" ] && command -v go >/dev/null; then
+  echo "setup: installing actionlint into bin/"
+  GOBIN="$root/bin" go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 fi
 # Debian starts a system cluster on install; threadlab makes its own
 # throw-away clusters and needs nothing from it.

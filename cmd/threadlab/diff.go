@@ -23,11 +23,11 @@ func init() {
 // can gate on it.
 func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
-	format := fs.String("format", "text", "output format: markdown (to paste into a pull request) or text")
+	format := fs.String("format", "text", "output format: markdown (to paste into a pull request), html (a standalone comparison page) or text")
 	metrics := fs.String("metric", "", "comma-separated trials.csv columns, one table each (default: the primary metric, then "+strings.Join(diff.DefaultMetrics, ", ")+")")
 	failOn := fs.Bool("fail-on-regression", false, "exit 1 when any metric got significantly worse")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: threadlab diff [--format markdown|text] [--metric rps,p99_ms,...] [--fail-on-regression] data/<exp>/<old-run> data/<exp>/<new-run>")
+		fmt.Fprintln(stderr, "usage: threadlab diff [--format markdown|html|text] [--metric rps,p99_ms,...] [--fail-on-regression] data/<exp>/<old-run> data/<exp>/<new-run>")
 		fs.PrintDefaults()
 	}
 	// Flags may come before, between or after the two run directories
@@ -64,8 +64,10 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		render = (*diff.Result).Markdown
 	case "text":
 		render = (*diff.Result).Text
+	case "html":
+		render = func(r *diff.Result, w io.Writer) error { return r.HTML(w, diff.Links{}) }
 	default:
-		return usagef("--format %q: use markdown or text", *format)
+		return usagef("--format %q: use markdown, html or text", *format)
 	}
 	var runs [2]*record.Run
 	for i, dir := range dirs {

@@ -26,10 +26,10 @@ func TestDiffCommand(t *testing.T) {
 		why    string
 	}{
 		{"markdown", []string{"--format", "markdown", base, same}, 0,
-			[]string{"## threadlab diff: io-bound", "Same machine and software", "### wall_ms (lower is better)", "| variant | point | old | new | Δ | p |", "| virtual | burst=600 |"}, "",
+			[]string{"## threadlab diff: io-bound", "Same machine and software", "### wall_ms (lower is better)", "| variant | point | old | new | Δ | Δ 95% CI | p |", "| virtual | burst=600 |"}, "",
 			"the pull-request form, every row ~"},
 		{"flags after the runs", []string{base, slower, "--format", "markdown", "--fail-on-regression"}, 1,
-			[]string{"### wall_ms", "| virtual | burst=600 | 1046 ± 1% | 1252 ± 1% | +19.8% | p=0.0087 n=6+6 |"},
+			[]string{"### wall_ms", "| virtual | burst=600 | 1046 ± 1% | 1252 ± 1% | +19.8% | +17% to +23% | p=0.0087 n=6+6 |"},
 			"4 significant regression(s) (--fail-on-regression):\n  wall_ms virtual burst=600 group main: 1046 -> 1252 (+19.8%, p=0.0087)",
 			"a CI gate fails on the regression after printing the table"},
 		{"no regression to fail on", []string{"--fail-on-regression", base, same}, 0,
@@ -43,7 +43,9 @@ func TestDiffCommand(t *testing.T) {
 			[]string{"p99_ms (lower is better)", "rps (higher is better)"}, "", "--metric picks the tables and their order"},
 		{"one run", []string{base}, 2, nil, "diff takes two run directories, the old one then the new one (got 1)", "a diff needs two sides"},
 		{"three runs", []string{base, same, slower}, 2, nil, "(got 3)", "and only two"},
-		{"bad format", []string{"--format", "html", base, same}, 2, nil, `--format "html": use markdown or text`, "formats are named"},
+		{"html", []string{"--format", "html", base, slower}, 0,
+			[]string{"<!DOCTYPE html>", "1 of 2 verdict(s) changed", `<tr class="geomean">`, "Fingerprints side by side"}, "", "the comparison page on stdout"},
+		{"bad format", []string{"--format", "pdf", base, same}, 2, nil, `--format "pdf": use markdown, html or text`, "formats are named"},
 		{"bad metric", []string{"--metric", "latency", base, same}, 2, nil, `--metric "latency" is not a numeric column of trials.csv (use requests, `, "a typo lists the columns"},
 		{"bad flag", []string{"--colour", base, same}, 2, nil, "flag provided but not defined: -colour", "unknown flags are usage errors"},
 		{"not a run", []string{base, t.TempDir()}, 1, nil, "new run: ", "a directory without run.json says which side and what to pass"},

@@ -71,6 +71,10 @@ type Result struct {
 	Design []string
 	Tables []Table
 	Alpha  float64
+	// Verdicts pairs each claim's verdict in both runs.
+	Verdicts []VerdictChange
+	// Fingerprints is every fingerprint field of both runs, side by side.
+	Fingerprints []FingerprintRow
 }
 
 // Table is the comparison of one metric across every cell.
@@ -80,6 +84,8 @@ type Table struct {
 	Rows           []Row
 	// Family is how many comparisons Holm's correction ran over.
 	Family int
+	// Geomean summarizes the table: the geometric mean of new/old medians.
+	Geomean Geomean
 }
 
 // Row is one cell: a variant at a sweep point in a request group.
@@ -199,8 +205,11 @@ func Runs(a, b *record.Run, opt Options) (*Result, error) {
 			t.Rows[at[i]].Cmp = &c
 		}
 		t.Family = len(fam)
+		t.Geomean = geomean(t)
 		res.Tables = append(res.Tables, t)
 	}
+	res.Verdicts = verdictChanges(a, b)
+	res.Fingerprints = sideBySide(a.Fingerprint, b.Fingerprint)
 	return res, nil
 }
 

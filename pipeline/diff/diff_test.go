@@ -51,15 +51,20 @@ func TestDiffGolden(t *testing.T) {
 		{"elsewhere.txt", "base", "elsewhere", Options{}, "the terminal form of the fingerprint warning"},
 		{"few.txt", "base", "few", Options{}, "a smoke run: ± ∞ and few-trials footnotes, another profile and an interrupted run"},
 		{"metric.txt", "base", "slower", Options{Metrics: []string{"p99_ms", "distinct_threads"}}, "--metric picks the tables"},
+		{"slower.html", "base", "slower", Options{}, "the comparison page: a changed verdict, Δ with CI, geomean, fingerprints side by side"},
+		{"elsewhere.html", "base", "elsewhere", Options{}, "the comparison page warns about another machine before any number"},
 	}
 	for _, c := range cases {
 		t.Run(c.golden, func(t *testing.T) {
 			res := diffRuns(t, c.old, c.new, c.opt)
 			var got bytes.Buffer
 			var err error
-			if strings.HasSuffix(c.golden, ".md") {
+			switch {
+			case strings.HasSuffix(c.golden, ".md"):
 				err = res.Markdown(&got)
-			} else {
+			case strings.HasSuffix(c.golden, ".html"):
+				err = res.HTML(&got, Links{Up: "../../index.html", Old: "../" + res.Old.ID + "/index.html", New: "index.html"})
+			default:
 				err = res.Text(&got)
 			}
 			if err != nil {

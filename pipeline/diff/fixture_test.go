@@ -179,6 +179,17 @@ func writeFixture(t *testing.T, dir string) {
 		if err := record.WriteFile(d, record.ManifestFile, fmt.Appendf(nil, fixtureManifest, fr.trials)); err != nil {
 			t.Fatal(err)
 		}
+		// The slower run loses the headline claim: a changed verdict.
+		verdicts := []record.Verdict{
+			{ID: "virtual-beats-platform", Says: "virtual threads answer the burst at least 1.5x sooner", Status: "supported", Ratio: 2.2, Low: 2.05, High: 2.4, P: 0.002},
+			{ID: "threads-used", Says: "platform uses at most 200 threads", Status: "supported", Reason: "median 200"},
+		}
+		if fr.dir == "slower" {
+			verdicts[0].Status, verdicts[0].Ratio, verdicts[0].Low, verdicts[0].High, verdicts[0].P = "inconclusive", 1.6, 1.2, 2.1, 0.09
+		}
+		if err := record.WriteJSON(d, record.VerdictsFile, verdicts); err != nil {
+			t.Fatal(err)
+		}
 		if fr.fp != nil {
 			if err := record.WriteJSON(d, record.FingerprintFile, fr.fp); err != nil {
 				t.Fatal(err)

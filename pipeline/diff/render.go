@@ -48,6 +48,16 @@ func (r *Result) Markdown(w io.Writer) error {
 			md(s.side.Experiment), md(orDash(s.side.Profile)), md(orDash(s.side.State)), trialCount(s.side))
 	}
 	fmt.Fprintf(bw, "\n%s\n", md(r.verdictLine()))
+	if len(r.Verdicts) > 0 {
+		fmt.Fprintf(bw, "\n### Claims (%s)\n\n| claim | old | new | old figure | new figure |\n|---|---|---|--:|--:|\n", r.claimLine())
+		for _, v := range r.Verdicts {
+			mark := ""
+			if v.Changed() {
+				mark = "**"
+			}
+			fmt.Fprintf(bw, "| %s `%s` | %s | %s%s%s | %s | %s |\n", md(v.Says), strings.ReplaceAll(v.ID, "`", "'"), md(v.Old), mark, md(v.New), mark, md(orDash(v.OldFigure)), md(orDash(v.NewFigure)))
+		}
+	}
 	for _, t := range r.Tables {
 		fmt.Fprintf(bw, "\n### %s (%s)\n\n", md(t.Metric), direction(t))
 		cols := t.columns()
@@ -64,6 +74,12 @@ func (r *Result) Markdown(w io.Writer) error {
 				cells = append(cells, md(c.value(row, notes.marks[i])))
 			}
 			fmt.Fprintf(bw, "| %s |\n", strings.Join(cells, " | "))
+		}
+		if t.Geomean.Cells > 0 {
+			row := make([]string, len(cols))
+			row[0] = "**geomean**"
+			row[len(cols)-3] = "**" + t.Geomean.String() + "**"
+			fmt.Fprintf(bw, "| %s |\n", strings.Join(row, " | "))
 		}
 		if len(notes.texts) > 0 {
 			fmt.Fprintln(bw)
@@ -124,6 +140,18 @@ func (r *Result) Text(w io.Writer) error {
 			orDash(s.side.Profile), orDash(s.side.State), trials)
 	}
 	fmt.Fprintf(bw, "\n%s\n", r.verdictLine())
+	if len(r.Verdicts) > 0 {
+		fmt.Fprintf(bw, "\nclaims: %s\n", r.claimLine())
+		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+		for _, v := range r.Verdicts {
+			mark := ""
+			if v.Changed() {
+				mark = "  (changed)"
+			}
+			fmt.Fprintf(tw, "  %s\t%s -> %s%s\n", v.ID, v.Old, v.New, mark)
+		}
+		tw.Flush()
+	}
 	for _, t := range r.Tables {
 		fmt.Fprintf(bw, "\n%s (%s)\n", t.Metric, direction(t))
 		cols := t.columns()
@@ -140,6 +168,12 @@ func (r *Result) Text(w io.Writer) error {
 				cells = append(cells, c.value(row, notes.marks[i]))
 			}
 			fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		}
+		if t.Geomean.Cells > 0 {
+			row := make([]string, len(cols))
+			row[0] = "geomean"
+			row[len(cols)-3] = t.Geomean.String()
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
 		}
 		tw.Flush()
 		for i, n := range notes.texts {
@@ -234,11 +268,23 @@ func (r *Result) verdictLine() string {
 	return s + "."
 }
 
+// claimLine counts the claims whose verdict changed.
+func (r *Result) claimLine() string {
+	n := 0
+	for _, v := range r.Verdicts {
+		if v.Changed() {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d of %d verdict(s) changed", n, len(r.Verdicts))
+}
+
 func (r *Result) method() string {
 	return fmt.Sprintf("Each cell: the median of the valid trials ± the larger distance to the ends of its %.0f%% confidence interval "+
 		"(order statistics; ± ∞ with fewer than %d trials). Δ: new against old; \"~\" when the two-sided Mann-Whitney U test, "+
 		"Holm-corrected across the rows of its table, finds no difference at α = %g, or when the change is inside the noise band "+
-		"(the larger of %.0f%% and either side's CV). p is the Holm-adjusted p-value; n the trials of old+new.",
+		"(the larger of %.0f%% and either side's CV). Δ 95%% CI: the change bounded by the two medians' intervals (conservative). "+
+		"geomean: the geometric mean of new/old medians over the table's cells, as benchstat reports it. p is the Holm-adjusted p-value; n the trials of old+new.",
 		100*stats.Confidence, stats.MinTrialsCI, r.Alpha, 100*stats.MinEffect)
 }
 
@@ -282,6 +328,7 @@ func (t Table) columns() []column {
 		column{"old", "--:", func(r Row, m marks) string { return summary(r.Old) + m.old }},
 		column{"new", "--:", func(r Row, m marks) string { return summary(r.New) + m.new }},
 		column{"Δ", "--:", func(r Row, m marks) string { return delta(r) + m.delta }},
+		column{"Δ 95% CI", "--:", func(r Row, _ marks) string { return deltaCI(r) }},
 		column{"p", ":--", func(r Row, _ marks) string { return pCell(r) }},
 	)
 }

@@ -237,6 +237,7 @@ func (r *recorder) result(g *GroupResult) {
 		s := r.seconds[i]
 		sec := Second{T: i, Requests: s.requests, Errors: s.errors}
 		if s.hist != nil {
+			sec.Latency = s.hist
 			sec.P50Ms = float64(s.hist.ValueAtQuantile(50)) / 1000
 			sec.P99Ms = float64(s.hist.ValueAtQuantile(99)) / 1000
 		}

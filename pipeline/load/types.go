@@ -134,6 +134,7 @@ type Second struct {
 	Errors   int64
 	P50Ms    float64
 	P99Ms    float64
+	Latency  *hdrhistogram.Histogram // microseconds, 2 significant digits; nil when nothing completed
 }
 
 // GroupResult is what one group measured.

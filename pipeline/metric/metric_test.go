@@ -10,7 +10,7 @@ import (
 
 // notMetrics are numeric trials.csv columns that identify a row rather than
 // measure anything.
-var notMetrics = []string{"trial", "seq", "pid"}
+var notMetrics = []string{"trial", "seq", "pid", "fork", "iteration"}
 
 // TestEveryNumericColumnIsDefined sets each numeric field of record.Trial
 // to a distinct value and reads it back through its definition: a column

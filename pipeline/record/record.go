@@ -107,7 +107,8 @@ func (t Trial) Key() CellKey { return CellKey{Variant: t.Variant, Point: t.Point
 // CellKey names a cell: variant x sweep point x request group.
 type CellKey struct{ Variant, Point, Group string }
 
-// Sample is one row of series.csv: one second of one trial.
+// Sample is one row of series.csv: one second of one trial. Server columns
+// are Gauges: a second without a server sample is empty, not 0.
 type Sample struct {
 	Variant       string  `csv:"variant"`
 	Point         string  `csv:"point"`
@@ -118,18 +119,18 @@ type Sample struct {
 	Errors        int64   `csv:"errors"`
 	P50Ms         float64 `csv:"p50_ms"`
 	P99Ms         float64 `csv:"p99_ms"`
-	TargetCPUPct  float64 `csv:"target_cpu_pct"`
-	TargetRSSMB   float64 `csv:"target_rss_mb"`
-	OSThreads     int     `csv:"os_threads"`
-	JVMThreads    float64 `csv:"jvm_live_threads"`
-	HeapUsedMB    float64 `csv:"heap_used_mb"`
-	GCCount       float64 `csv:"gc_count"`
-	GCPauseMs     float64 `csv:"gc_pause_ms"`
-	HikariActive  float64 `csv:"hikari_active"`
-	HikariPending float64 `csv:"hikari_pending"`
-	GenCPUPct     float64 `csv:"gen_cpu_pct"`
-	HostCPUPct    float64 `csv:"host_cpu_pct"`   // host CPU outside threadlab, % of one core
-	HostStealPct  float64 `csv:"host_steal_pct"` // % of one core
+	TargetCPUPct  Gauge   `csv:"target_cpu_pct"`
+	TargetRSSMB   Gauge   `csv:"target_rss_mb"`
+	OSThreads     Gauge   `csv:"os_threads"`
+	JVMThreads    Gauge   `csv:"jvm_live_threads"`
+	HeapUsedMB    Gauge   `csv:"heap_used_mb"`
+	GCCount       Gauge   `csv:"gc_count"`
+	GCPauseMs     Gauge   `csv:"gc_pause_ms"`
+	HikariActive  Gauge   `csv:"hikari_active"`
+	HikariPending Gauge   `csv:"hikari_pending"`
+	GenCPUPct     Gauge   `csv:"gen_cpu_pct"`
+	HostCPUPct    Gauge   `csv:"host_cpu_pct"`   // host CPU outside threadlab, % of one core
+	HostStealPct  Gauge   `csv:"host_steal_pct"` // % of one core
 
 	Fork      int `csv:"fork"`
 	Iteration int `csv:"iteration"`

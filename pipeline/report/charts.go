@@ -1,12 +1,10 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"math"
-	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -37,6 +35,7 @@ type chart struct {
 	Height  int
 	Small   bool
 	Script  template.HTML // a whole <script> element, sanitized by scriptFor
+	Alt     string        // text alternative: what the chart shows, in words and numbers
 }
 
 // optioner is what every go-echarts chart type offers: Validate fills
@@ -49,13 +48,6 @@ type optioner interface {
 	JSONNotEscaped() template.HTML
 }
 
-// funcMarkers are go-echarts' quotes around opts.FuncOpts code (opts/js.go,
-// render/engine.go), removed so the code is a function, not a string.
-var funcMarkers = regexp.MustCompile(`(__f__")|("__f__)|(__f__)`)
-
-// scriptUnsafe matches what could end or confuse a script element.
-var scriptUnsafe = regexp.MustCompile(`(?i)<(/|!--|script)`)
-
 // init options shared by every chart: a fixed ChartID keeps the output
 // byte-identical between renders (golden tests, reviewable diffs), and the
 // AssetsHost points at reports/assets so nothing is fetched from a CDN.
@@ -64,21 +56,25 @@ func initOpts(id, assetsHost string) charts.GlobalOpts {
 }
 
 // scriptFor renders c's option and wraps it in our own script element.
-// go-echarts' own script template writes the option JSON unescaped into a
-// <script>, so a variant named "</script>..." in a manifest would end the
-// element. "</", "<!--" and "<script" are the sequences the HTML parser
-// reacts to inside a script; they can only occur inside JSON strings (our
-// function code has none), where \u003c means the same "<".
+//
+// go-echarts marks JavaScript code as a string "__f__code__f__" and its own
+// renderer strips every "__f__" from the whole JSON, user strings included:
+// a sweep value "__f__alert(1)__f__" would become code. Here the option is
+// decoded and re-encoded by encodeOption, which writes raw code only for
+// strings that are exactly one of our own function literals (made with fn);
+// every other string, whatever it contains, is written as an escaped JSON
+// string. "<", ">" and "&" in strings are written as \u003c etc., so data
+// cannot end the script element either.
 //
 // patches edit the option where go-echarts has no typed field for it.
 func scriptFor(id string, c optioner, patches ...func(map[string]any)) template.HTML {
 	c.Validate()
-	raw := string(c.JSONNotEscaped())
-	if len(patches) > 0 {
-		raw = patchOption(raw, patches)
+	option, err := encodeOption(string(c.JSONNotEscaped()), patches)
+	if err != nil {
+		// go-echarts produced the JSON, so this is a bug in us: draw nothing
+		// rather than something half-escaped.
+		option = "{}"
 	}
-	option := strings.TrimSpace(funcMarkers.ReplaceAllString(raw, ""))
-	option = scriptUnsafe.ReplaceAllString(option, `\u003c$1`)
 	var b strings.Builder
 	fmt.Fprintf(&b, "<script>\n(function () {\n  var el = document.getElementById(%q);\n", id)
 	b.WriteString("  if (typeof echarts === 'undefined') { el.className += ' nojs'; return; }\n")
@@ -88,28 +84,6 @@ func scriptFor(id string, c optioner, patches ...func(map[string]any)) template.
 	b.WriteString("  window.addEventListener('beforeprint', function () { c.resize(); });\n")
 	b.WriteString("})();\n</script>")
 	return template.HTML(b.String())
-}
-
-// patchOption applies patches to the option JSON while function code is
-// still a marked string, so it is still valid JSON. Map keys re-encode in
-// sorted order, as go-echarts' own encoding does, so output stays stable.
-func patchOption(raw string, patches []func(map[string]any)) string {
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return raw // go-echarts produced it: cannot happen, and unpatched still draws
-	}
-	for _, p := range patches {
-		p(m)
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
-		return raw
-	}
-	return b.String()
 }
 
 // twoLineLabels sets an explicit line height on the x axis labels: zrender
@@ -126,6 +100,33 @@ func twoLineLabels(m map[string]any) {
 			x["axisLabel"] = label
 		}
 	}
+}
+
+// solidLegend lists the variants in the legend with an opaque icon: the
+// primary chart's category bars are transparent (the median is a tick),
+// and a legend icon takes its style from the first series of a name.
+func (v *runView) solidLegend(m map[string]any) {
+	legend, ok := m["legend"].(map[string]any)
+	if !ok {
+		return
+	}
+	series, _ := m["series"].([]any)
+	var items []any
+	seen := map[string]bool{}
+	for _, x := range series {
+		sm, _ := x.(map[string]any)
+		name, _ := sm["name"].(string)
+		if name == "" || seen[name] {
+			continue
+		}
+		seen[name] = true
+		item := map[string]any{"name": name}
+		if slices.Contains(v.layout.Variants, name) {
+			item["itemStyle"] = map[string]any{"opacity": 1, "color": v.color(name)}
+		}
+		items = append(items, item)
+	}
+	legend["data"] = items
 }
 
 // jsFmt is the number formatter charts share (3 significant figures, no exponent).
@@ -176,7 +177,7 @@ func (v *runView) primaryChart() *chart {
 	metric := l.Primary
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(append(baseOpts(id, v.assetsHost, bigGrid),
-		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: opts.FuncOpts(`function (p) {
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: fn(`function (p) {
   ` + jsFmt + `
   var e = echarts.format.encodeHTML; var val = p.value;
   if (p.seriesType === 'custom') { return e(p.seriesName) + ': ' + f(val[1]) + ' to ' + f(val[2]); }
@@ -184,9 +185,12 @@ func (v *runView) primaryChart() *chart {
   return e(p.seriesName) + ' median: ' + f(Array.isArray(val) ? val[1] : val);
 }`)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{Interval: "0"}}),
-		charts.WithYAxisOpts(opts.YAxis{Name: metricLabel(metric), NameLocation: "middle", NameGap: 56, Type: "value"}),
+		// Not from zero: the trials' spread is what a reader compares, and
+		// a zero baseline squeezed the dots into a sliver at the top.
+		charts.WithYAxisOpts(opts.YAxis{Name: metricLabel(metric), NameLocation: "middle", NameGap: 56, Type: "value", Scale: opts.Bool(true)}),
 	)...)
 	bar.SetXAxis(cats)
+	var alt []string
 
 	interval := "95% CI"
 	var whiskers []opts.CustomData
@@ -211,6 +215,7 @@ func (v *runView) primaryChart() *chart {
 			has = true
 			med, lo, hi := v.cellStats(c.variant, c.point, metric, interval != "95% CI")
 			data[i] = opts.BarData{Value: round(med)}
+			alt = append(alt, fmt.Sprintf("%s: median %s (%s %s to %s)", strings.ReplaceAll(cats[i], "\n", " "), num(med), interval, num(lo), num(hi)))
 			whiskers = append(whiskers, opts.CustomData{Value: []any{i, round(lo), round(hi)}})
 			ts := v.trialsOf(c.variant, c.point, l.Measured)
 			for k, t := range ts {
@@ -225,11 +230,26 @@ func (v *runView) primaryChart() *chart {
 			continue
 		}
 		color := v.color(vr)
+		// The median is a wide tick, not a bar: a bar must start at zero,
+		// and the axis does not.
+		ticks := make([]opts.ScatterData, 0, len(data))
+		for i, d := range data {
+			if d.Value != "-" {
+				ticks = append(ticks, opts.ScatterData{Name: "median", Value: []any{i, d.Value}})
+			}
+		}
 		bar.AddSeries(vr, data, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
 			s.BarGap = "-100%" // one bar per category: each variant fills only its own cells
 			s.BarMaxWidth = "56"
-			s.ItemStyle = &opts.ItemStyle{Color: color, Opacity: opts.Float(0.55)}
+			s.ItemStyle = &opts.ItemStyle{Color: color, Opacity: opts.Float(0)}
 		}))
+		med := charts.NewScatter()
+		med.AddSeries(vr, ticks, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
+			s.Symbol = "rect"
+			s.SymbolSize = []int{44, 4}
+			s.ItemStyle = &opts.ItemStyle{Color: color}
+		}))
+		scatters = append(scatters, med)
 		sc := charts.NewScatter()
 		sc.AddSeries(vr, dots, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
 			s.SymbolSize = 9
@@ -259,7 +279,7 @@ func (v *runView) primaryChart() *chart {
 	}
 	cu := charts.NewCustom()
 	cu.AddSeries(interval, whiskers, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
-		s.RenderItem = opts.FuncOpts(`function (params, api) {
+		s.RenderItem = fn(`function (params, api) {
   var x = api.value(0), lo = api.coord([x, api.value(1)]), hi = api.coord([x, api.value(2)]);
   var w = Math.min(api.size([1, 0])[0] * 0.08, 14);
   var st = {stroke: '#222222', lineWidth: 1.5};
@@ -289,9 +309,10 @@ func (v *runView) primaryChart() *chart {
 	if interval != "95% CI" {
 		whisker = "min–max of the valid trials (too few trials for a 95% CI of the median in some cell)"
 	}
-	caption := fmt.Sprintf("Bars: median %s%s across valid trials (%s). Whiskers: %s. Dots: each trial; hollow grey dots are invalid trials, excluded from the statistics.",
+	caption := fmt.Sprintf("Wide ticks: median %s%s across valid trials (%s). Whiskers: %s. Dots: each trial; hollow grey dots are invalid trials, excluded from the statistics. The axis does not start at zero.",
 		metricLabel(metric), group, better, whisker)
-	return &chart{ID: id, Title: "Primary metric: " + metricLabel(metric), Caption: caption, Height: 380, Script: scriptFor(id, bar, twoLineLabels)}
+	return &chart{ID: id, Title: "Primary metric: " + metricLabel(metric), Caption: caption, Height: 380, Script: scriptFor(id, bar, twoLineLabels, v.solidLegend),
+		Alt: "Primary metric, " + metricLabel(metric) + ". " + strings.Join(alt, "; ") + "."}
 }
 
 // cellStats returns the median and its interval for a cell, preferring
@@ -337,7 +358,7 @@ func (v *runView) sweepChart() *chart {
 	}
 	line := charts.NewLine()
 	line.SetGlobalOptions(append(baseOpts(id, v.assetsHost, bigGrid),
-		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: opts.FuncOpts(`function (p) {
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: fn(`function (p) {
   ` + jsFmt + `
   return echarts.format.encodeHTML(p.seriesName + ' @ ' + p.name) + ': ' + f(p.value);
 }`)}),
@@ -391,7 +412,21 @@ func (v *runView) sweepChart() *chart {
 		}))
 	}
 	caption := fmt.Sprintf("Median %s at each sweep point (line) with the min–max range of the valid trials (band).", metricLabel(metric))
-	return &chart{ID: id, Title: "Sweep: " + metricLabel(metric) + " by " + xName, Caption: caption, Height: 380, Script: scriptFor(id, line)}
+	var alt []string
+	for _, vr := range l.Variants {
+		var parts []string
+		for i, p := range l.Points {
+			if len(v.trialsOf(vr, p, l.Measured)) > 0 {
+				med, _, _ := v.cellStats(vr, p, metric, true)
+				parts = append(parts, cats[i]+" "+num(med))
+			}
+		}
+		if len(parts) > 0 {
+			alt = append(alt, vr+": "+strings.Join(parts, ", "))
+		}
+	}
+	return &chart{ID: id, Title: "Sweep: " + metricLabel(metric) + " by " + xName, Caption: caption, Height: 380, Script: scriptFor(id, line),
+		Alt: "Median " + metricLabel(metric) + " by " + xName + ". " + strings.Join(alt, "; ") + "."}
 }
 
 // latencyChart: the percentile spectrum on a log x axis of 1/(1-q), as
@@ -417,13 +452,13 @@ func (v *runView) latencyChart() *chart {
 	id := "chart_latency"
 	line := charts.NewLine()
 	line.SetGlobalOptions(append(baseOpts(id, v.assetsHost, bigGrid),
-		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: opts.FuncOpts(`function (p) {
+		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: fn(`function (p) {
   ` + jsFmt + `
   var q = 100 - 100 / p.value[0];
   return echarts.format.encodeHTML(p.seriesName) + ' p' + (Math.round(q * 1000) / 1000) + ': ' + f(p.value[1]) + ' ms';
 }`)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: "percentile", NameLocation: "middle", NameGap: 30, Min: 1,
-			AxisLabel: &opts.AxisLabel{Formatter: opts.FuncOpts(`function (x) { return 'p' + (Math.round((100 - 100 / x) * 1000) / 1000); }`)}}),
+			AxisLabel: &opts.AxisLabel{Formatter: fn(`function (x) { return 'p' + (Math.round((100 - 100 / x) * 1000) / 1000); }`)}}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "latency (ms)", NameLocation: "middle", NameGap: 56}),
 	)...)
 	for _, p := range l.Points {
@@ -454,8 +489,9 @@ func (v *runView) latencyChart() *chart {
 			}))
 		}
 	}
-	caption := "Latency at each percentile, median across valid trials per variant; both axes are logarithmic. A closed or burst load under-reports the tail (coordinated omission): compare shapes, and trust absolute tails only from an open model."
-	return &chart{ID: id, Title: "Latency percentile spectrum", Caption: caption, Height: 380, Script: scriptFor(id, line)}
+	caption := "Latency at each percentile, median across valid trials per variant (this run has no HdrHistogram logs, so percentiles cannot be merged); both axes are logarithmic. A closed or burst load under-reports the tail (coordinated omission): compare shapes, and trust absolute tails only from an open model."
+	return &chart{ID: id, Title: "Latency percentile spectrum", Caption: caption, Height: 380, Script: scriptFor(id, line),
+		Alt: "Latency percentile spectrum: median across trials of each percentile in latency.csv, per variant; the numbers are in the raw data."}
 }
 
 // dashFor tells sweep points apart in a chart that already uses colour for
@@ -468,154 +504,6 @@ func (v *runView) dashFor(point string) string {
 		}
 	}
 	return "solid"
-}
-
-// seriesCharts: small multiples of the per-second series through the
-// median trial of each variant (at the heaviest sweep point), one chart
-// per quantity so variants can be compared on a shared axis.
-func (v *runView) seriesCharts() ([]*chart, string) {
-	l := v.layout
-	if len(v.run.Series) == 0 || len(l.Points) == 0 {
-		return nil, ""
-	}
-	point := l.Points[len(l.Points)-1]
-	type pick struct {
-		variant string
-		trial   int
-		rows    []record.Sample
-	}
-	var picks []pick
-	var described []string
-	for _, vr := range l.Variants {
-		t, ok := v.medianTrial(vr, point)
-		if !ok {
-			continue
-		}
-		var rows []record.Sample
-		for _, s := range v.run.Series {
-			if s.Variant == vr && s.Point == point && s.Trial == t.Trial && s.Group == l.Measured {
-				rows = append(rows, s)
-			}
-		}
-		if len(rows) == 0 { // server-only rows, or a group the generator did not split out
-			for _, s := range v.run.Series {
-				if s.Variant == vr && s.Point == point && s.Trial == t.Trial {
-					rows = append(rows, s)
-				}
-			}
-		}
-		if len(rows) == 0 {
-			continue
-		}
-		sort.SliceStable(rows, func(i, j int) bool { return rows[i].T < rows[j].T })
-		picks = append(picks, pick{vr, t.Trial, rows})
-		described = append(described, fmt.Sprintf("%s trial %d", vr, t.Trial))
-	}
-	if len(picks) == 0 {
-		return nil, ""
-	}
-	type quantity struct {
-		id, title string
-		get       func(record.Sample) float64
-		alt       func(record.Sample) float64 // dashed second line, e.g. OS threads
-		altName   string
-		optional  bool // shown only when some value is non-zero
-	}
-	qs := []quantity{
-		{id: "rps", title: "throughput (req/s)", get: func(s record.Sample) float64 { return float64(s.Requests) }},
-		{id: "p99", title: "p99 latency (ms)", get: func(s record.Sample) float64 { return s.P99Ms }},
-		{id: "cpu", title: "target CPU (%)", get: func(s record.Sample) float64 { return s.TargetCPUPct }},
-		{id: "threads", title: "threads: JVM live (solid), OS (dashed)", get: func(s record.Sample) float64 { return s.JVMThreads },
-			alt: func(s record.Sample) float64 { return float64(s.OSThreads) }, altName: "OS"},
-		{id: "heap", title: "heap used (MB)", get: func(s record.Sample) float64 { return s.HeapUsedMB }},
-		{id: "pool", title: "connection pool: active (solid), pending (dashed)", get: func(s record.Sample) float64 { return s.HikariActive },
-			alt: func(s record.Sample) float64 { return s.HikariPending }, altName: "pending", optional: true},
-		{id: "steal", title: "host CPU steal (%)", get: func(s record.Sample) float64 { return s.HostStealPct }, optional: true},
-	}
-	var out []*chart
-	for _, q := range qs {
-		if q.optional {
-			nonzero := false
-			for _, p := range picks {
-				for _, s := range p.rows {
-					if q.get(s) != 0 || (q.alt != nil && q.alt(s) != 0) {
-						nonzero = true
-					}
-				}
-			}
-			if !nonzero {
-				continue
-			}
-		}
-		id := "chart_series_" + q.id
-		line := charts.NewLine()
-		line.SetGlobalOptions(append(baseOpts(id, v.assetsHost, opts.Grid{Left: "12", Right: "20", Top: "16", Bottom: "8"}),
-			// One HTML legend above the grid serves all small charts.
-			charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
-			charts.WithTooltipOpts(opts.Tooltip{Trigger: "axis", ValueFormatter: opts.FuncOpts(`function (x) { ` + jsFmt + ` return f(x); }`)}),
-			charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "s", NameLocation: "end", NameGap: 8, MinInterval: 1}),
-			charts.WithYAxisOpts(opts.YAxis{Type: "value", Scale: opts.Bool(false)}),
-		)...)
-		for _, p := range picks {
-			color := v.color(p.variant)
-			data := make([]opts.LineData, len(p.rows))
-			for i, s := range p.rows {
-				data[i] = opts.LineData{Value: []any{round(s.T), round(q.get(s))}}
-			}
-			// A burst may end within a second or two: with so few points a
-			// line without symbols would be invisible.
-			few := len(p.rows) <= 3
-			line.AddSeries(p.variant, data, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
-				s.ShowSymbol = opts.Bool(few)
-				s.SymbolSize = 5
-				s.ItemStyle = &opts.ItemStyle{Color: color}
-				s.LineStyle = &opts.LineStyle{Color: color, Width: 2}
-			}))
-			if q.alt != nil {
-				alt := make([]opts.LineData, len(p.rows))
-				for i, s := range p.rows {
-					alt[i] = opts.LineData{Value: []any{round(s.T), round(q.alt(s))}}
-				}
-				line.AddSeries(p.variant+" "+q.altName, alt, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
-					s.ShowSymbol = opts.Bool(few)
-					s.Symbol = "emptyCircle"
-					s.SymbolSize = 5
-					s.ItemStyle = &opts.ItemStyle{Color: color}
-					s.LineStyle = &opts.LineStyle{Color: color, Width: 1.5, Type: "dashed"}
-				}))
-			}
-		}
-		out = append(out, &chart{ID: id, Title: q.title, Height: 220, Small: true, Script: scriptFor(id, line)})
-	}
-	at := ""
-	if point != "" {
-		at = " at " + pointLabel(point, l.SweepKeys)
-	}
-	return out, fmt.Sprintf("Per-second series through the median trial of each variant%s (%s), by the primary metric. Client columns belong to the %q group; server columns (CPU, threads, heap) are the whole target.",
-		at, strings.Join(described, ", "), l.Measured)
-}
-
-// medianTrial is the valid trial of a cell whose primary metric is the
-// (lower) median, so the series shown is a typical one, not the best.
-func (v *runView) medianTrial(variant, point string) (record.Trial, bool) {
-	var ts []record.Trial
-	for _, t := range v.trialsOf(variant, point, v.layout.Measured) {
-		if t.Valid {
-			ts = append(ts, t)
-		}
-	}
-	if len(ts) == 0 {
-		return record.Trial{}, false
-	}
-	sort.SliceStable(ts, func(i, j int) bool {
-		a, _ := metricValue(ts[i], v.layout.Primary)
-		b, _ := metricValue(ts[j], v.layout.Primary)
-		if a != b {
-			return a < b
-		}
-		return ts[i].Trial < ts[j].Trial
-	})
-	return ts[(len(ts)-1)/2], true
 }
 
 // jitter spreads the k-th of n trial dots across the middle of category

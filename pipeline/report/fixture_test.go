@@ -3,6 +3,7 @@ package report
 import (
 	"flag"
 	"fmt"
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -91,6 +92,8 @@ type expSpec struct {
 	warmup                                    bool // write warmup.csv
 	verdicts                                  []record.Verdict
 	seed                                      int64
+	gapAt                                     int  // second without a server sample in every "virtual" trial; 0 = none
+	hist                                      bool // write each trial's HdrHistogram log
 }
 
 func writeFixture(t *testing.T, root string) {
@@ -107,7 +110,7 @@ func fixtureSpecs() []expSpec {
 		{variant: "webflux", group: "io", primary: "wall_ms", centre: 418, spread: 0.06, threads: 2, cpu: 55, heap: 71},
 	}
 	io := expSpec{name: "io-bound", id: ioRun, title: "I/O-bound burst: platform threads queue, virtual threads and WebFlux do not",
-		state: "complete", profile: "", manifest: ioManifest, trials: 6, cells: ioCells, seconds: 3, burst: 600, seed: 7731,
+		state: "complete", profile: "", manifest: ioManifest, trials: 6, cells: ioCells, seconds: 3, burst: 600, seed: 7731, hist: true,
 		question: "How long does a burst of 600 requests that each wait 300 ms take on platform threads, virtual threads and WebFlux?", warmup: true,
 		invalid: map[string]string{"platform||io|4": "generator saturated its CPU (97% of one core); host busy 31% before the trial"},
 		warned:  map[string]string{"webflux||io|2": "cool-down gate timed out after 30s (host busy 12%)"},
@@ -140,7 +143,7 @@ func fixtureSpecs() []expSpec {
 			cellSpec{variant: "virtual", point: pt, group: "orders", primary: "rps", centre: p.virt, spread: p.vspre, threads: 2000, cpu: 93, heap: 240, pool: p.pool})
 	}
 	pool := expSpec{name: "pool-sweep", id: poolRun, title: "Virtual threads move the bottleneck to the connection pool",
-		state: "complete", profile: "smoke", manifest: poolManifest, trials: 4, cells: poolCells, seconds: 8, seed: 90210,
+		state: "complete", profile: "smoke", manifest: poolManifest, trials: 4, cells: poolCells, seconds: 8, seed: 90210, gapAt: 4, hist: true,
 		question: "With a DB connection held across a 100 ms downstream call, how does throughput grow with the pool size?"}
 	pool.verdicts = []record.Verdict{
 		{ID: "platform-plateaus", Says: "platform threads gain nothing from a pool above 200",
@@ -273,31 +276,48 @@ func writeExp(t *testing.T, root string, e expSpec) {
 						99: tr.P99Ms, 99.9: tr.P999Ms, 99.99: (tr.P999Ms + tr.MaxMs) / 2, 100: tr.MaxMs}[q]
 					lat = append(lat, record.Quantile{Variant: spec.variant, Point: spec.point, Group: spec.group, Trial: k, Percentile: q, Ms: round1(ms)})
 				}
+				if e.hist {
+					writeHistLog(t, dir, seq, tr, e.seconds, lat[len(lat)-9:])
+					must(t, os.MkdirAll(filepath.Join(dir, record.LogsDir), 0o755))
+					must(t, os.WriteFile(filepath.Join(dir, tr.Log), []byte(fmt.Sprintf("Starting %s on tl-vm-2 with PID %d\n"+
+						"spring.datasource.url=jdbc:postgresql://threadlab:fixture-secret@127.0.0.1:5433/orders\n"+
+						"spring.datasource.password=fixture-secret\nStarted in 2.1 seconds\n", spec.variant, tr.Pid)), 0o644))
+				}
 				for s := 0; s < e.seconds; s++ {
 					ramp := math.Min(1, float64(s+1)/2)
+					g := func(x float64) record.Gauge { return record.Gauge(x) }
 					smp := record.Sample{Variant: spec.variant, Point: spec.point, Trial: k, Group: spec.group, T: float64(s),
 						Requests: int64(tr.RPS * ramp * (0.95 + 0.1*rng.Float64())), P50Ms: round1(tr.P50Ms * (0.9 + 0.2*rng.Float64())), P99Ms: round1(tr.P99Ms * (0.85 + 0.3*rng.Float64())),
-						TargetCPUPct: round1(spec.cpu * ramp * (0.9 + 0.2*rng.Float64())), TargetRSSMB: round1(spec.heap*2.4 + 90),
-						OSThreads: spec.threads/20 + 40, JVMThreads: float64(min(spec.threads, int(float64(spec.threads)*ramp)) + 31),
-						HeapUsedMB: round1(spec.heap * (0.6 + 0.4*ramp) * (0.95 + 0.1*rng.Float64())), GCCount: float64(s / 2), GCPauseMs: round1(float64(s/2) * 3.5),
-						GenCPUPct: round1(25 * ramp), HostCPUPct: round1(70 * ramp), HostStealPct: round1(1.5 + 2*rng.Float64())}
+						TargetCPUPct: g(round1(spec.cpu * ramp * (0.9 + 0.2*rng.Float64()))), TargetRSSMB: g(round1(spec.heap*2.4 + 90)),
+						OSThreads: g(float64(spec.threads/20 + 40)), JVMThreads: g(float64(min(spec.threads, int(float64(spec.threads)*ramp)) + 31)),
+						HeapUsedMB: g(round1(spec.heap * (0.6 + 0.4*ramp) * (0.95 + 0.1*rng.Float64()))), GCCount: g(float64(s / 2)), GCPauseMs: g(round1(float64(s/2) * 3.5)),
+						GenCPUPct: g(round1(25 * ramp)), HostCPUPct: g(round1(70 * ramp)), HostStealPct: g(round1(1.5 + 2*rng.Float64())),
+						HikariActive: g(0), HikariPending: g(0)}
 					if e.burst > 0 {
 						// a burst finishes inside the first second or two
 						smp.Requests = int64(float64(e.burst) / float64(e.seconds) * (0.9 + 0.2*rng.Float64()))
 					}
 					if spec.variant == "platform" || spec.variant == "virtual" {
-						smp.OSThreads = min(spec.threads, 200) + 31
+						smp.OSThreads = g(float64(min(spec.threads, 200) + 31))
 						if spec.variant == "virtual" {
-							smp.OSThreads = 2 + 31 // carriers = cores
+							smp.OSThreads = g(2 + 31) // carriers = cores
 						}
 					}
 					if spec.pool > 0 {
-						smp.HikariActive = float64(spec.pool)
-						smp.HikariPending = round1(math.Max(0, 2000-float64(spec.pool)*10) * ramp * 0.9)
+						smp.HikariActive = g(float64(spec.pool))
+						smp.HikariPending = g(round1(math.Max(0, 2000-float64(spec.pool)*10) * ramp * 0.9))
 						if spec.variant == "platform" {
-							smp.HikariActive = float64(min(spec.pool, 200))
-							smp.HikariPending = round1(math.Max(0, 200-float64(spec.pool)) * ramp)
+							smp.HikariActive = g(float64(min(spec.pool, 200)))
+							smp.HikariPending = g(round1(math.Max(0, 200-float64(spec.pool)) * ramp))
 						}
+					}
+					if e.gapAt > 0 && s == e.gapAt && spec.variant == "virtual" {
+						// the sampler missed this second: every server column is
+						// missing, which must stay a gap (issue 13)
+						m := record.Missing()
+						smp.TargetCPUPct, smp.TargetRSSMB, smp.OSThreads, smp.JVMThreads, smp.HeapUsedMB = m, m, m, m, m
+						smp.GCCount, smp.GCPauseMs, smp.HikariActive, smp.HikariPending = m, m, m, m
+						smp.GenCPUPct, smp.HostCPUPct, smp.HostStealPct = m, m, m
 					}
 					series = append(series, smp)
 				}
@@ -633,17 +653,27 @@ func holm(cs []record.Comparison) {
 	}
 }
 
+// fingerprint is env.Fingerprint's JSON shape (schema 1), so that diff
+// can compare two fixture runs.
 func fingerprint(e expSpec) map[string]any {
 	return map[string]any{
-		"host":      map[string]any{"hostname": "tl-vm-2", "kernel": "6.1.0-31-cloud-amd64", "cmdline": "BOOT_IMAGE=/vmlinuz root=/dev/sda1 console=ttyS0", "distribution": "Debian GNU/Linux 12 (bookworm)", "virtualization": "kvm"},
-		"cpu":       map[string]any{"model_name": "AMD EPYC 7B13", "logical_cpus": 2, "cores": 1, "sockets": 1, "smt": true, "microcode": "0xa0011d1"},
-		"memory":    map[string]any{"total_mb": 3923, "swap_mb": 0},
-		"cgroup":    map[string]any{"cpu_max": "max 100000", "memory_max": "max"},
-		"jdk":       map[string]any{"vendor": "Eclipse Adoptium", "version": "25.0.4+1", "flags": []string{"-XX:+UseG1GC", "-Xmx512m"}},
-		"targets":   map[string]any{"spring_boot": "4.0.7", "tomcat": "11.0.15", "netty": "4.2.9.Final"},
-		"go":        "go1.26.8",
-		"threadlab": map[string]any{"version": "0.1.0", "commit": "ad141ed", "dirty": false},
-		"manifest":  map[string]any{"path": "experiments/" + e.name + ".yaml", "sha256": fmt.Sprintf("%064x", e.seed)},
+		"schema":         1,
+		"time":           "2026-03-01T10:14:00Z",
+		"hostname":       "tl-vm-2",
+		"cpu":            map[string]any{"model": "AMD EPYC 7B13", "vendor": "AuthenticAMD", "microcode": "0xa0011d1", "cores": 1, "threads": 2, "sockets": 1, "flags_hash": "3f9a1c0d2b7e4a55", "num_flags": 112},
+		"memory":         map[string]any{"total_bytes": 4113563648, "available_bytes": 3221225472, "swap_bytes": 0, "huge_page_bytes": 0, "thp": "madvise"},
+		"kernel":         map[string]any{"release": "6.1.0-31-cloud-amd64", "version": "#1 SMP PREEMPT_DYNAMIC Debian 6.1.128-1", "arch": "x86_64", "cmdline": "BOOT_IMAGE=/vmlinuz root=/dev/sda1 console=ttyS0"},
+		"distro":         map[string]any{"id": "debian", "version_id": "12", "pretty_name": "Debian GNU/Linux 12 (bookworm)"},
+		"virtualization": map[string]any{"vm": "kvm"},
+		"cgroup":         map[string]any{"version": 2, "cpu_quota_us": -1, "cpu_period_us": 100000, "cpu_limit_cores": 0},
+		"nofile_soft":    1048576,
+		"nofile_hard":    1048576,
+		"jdk":            map[string]any{"home": "/usr/lib/jvm/temurin-25-jdk-amd64", "vendor": "Eclipse Adoptium", "version": "25.0.4+1", "runtime": "OpenJDK Runtime Environment Temurin-25.0.4+1", "vm": "OpenJDK 64-Bit Server VM"},
+		"jvm_flags":      []string{"-XX:+UseG1GC", "-Xmx512m"},
+		"components":     map[string]string{"spring-boot": "4.0.7", "tomcat": "11.0.15", "netty": "4.2.9.Final"},
+		"go":             "go1.26.8 linux/amd64",
+		"threadlab":      map[string]any{"version": "0.1.0", "commit": "ad141ed", "dirty": false},
+		"manifest":       map[string]any{"path": "experiments/" + e.name + ".yaml", "sha256": fmt.Sprintf("%064x", e.seed)},
 	}
 }
 
@@ -693,6 +723,7 @@ claims:
     decision: {when: "I/O-bound, blocking calls, bursts larger than Tomcat's 200 worker threads", pick: virtual, then: "keep the blocking code; set spring.threads.virtual.enabled=true"}
   - id: webflux-beats-virtual
     says: WebFlux finishes an I/O-bound burst faster than virtual threads
+    seed: {value: 1.83, from: "000: virtual 1042 ms vs WebFlux 569 ms wall, single trials"}
     check: {metric: wall_ms, compare: [webflux, virtual], at_most: 0.9}
     decision: {when: "I/O-bound, already reactive end to end", pick: webflux, then: "stay reactive; do not migrate for speed alone"}
   - id: threads-used
@@ -760,3 +791,53 @@ claims:
     check: {metric: p99_ms, group: probe, compare: [naive, baseline], at_least: 2}
     decision: {when: "WebFlux with CPU-heavy handlers", pick: "webflux with subscribeOn(parallel)", then: "or move the CPU work off the event loop entirely"}
 `
+
+// writeHistLog writes a trial's HdrHistogram log as the pipeline does:
+// requests drawn evenly through the quantile function the trial's
+// latency.csv rows describe (piecewise linear), spread over its seconds.
+func writeHistLog(t *testing.T, dir string, seq int, tr record.Trial, seconds int, qs []record.Quantile) {
+	t.Helper()
+	n := int(tr.Requests)
+	if seconds < 1 {
+		seconds = 1
+	}
+	quantile := func(p float64) float64 {
+		for i := 1; i < len(qs); i++ {
+			if p <= qs[i].Percentile {
+				a, b := qs[i-1], qs[i]
+				return a.Ms + (b.Ms-a.Ms)*(p-a.Percentile)/(b.Percentile-a.Percentile)
+			}
+		}
+		return qs[len(qs)-1].Ms
+	}
+	total := hdrhistogram.New(1, 60_000_000, 3)
+	secs := make([]*hdrhistogram.Histogram, seconds)
+	for i := range secs {
+		secs[i] = hdrhistogram.New(1, 60_000_000, 2)
+	}
+	// A burst larger than the server's threads drains in waves of that
+	// many requests, each wave one sleep long, as platform threads do.
+	waves := 1
+	if tr.Group == "io" && tr.DistinctThreads > 0 {
+		waves = (n + tr.DistinctThreads - 1) / tr.DistinctThreads
+	}
+	for i := 0; i < n; i++ {
+		us := int64(quantile(100*(float64(i)+0.5)/float64(n)) * 1000)
+		if waves > 1 {
+			wave := i / tr.DistinctThreads
+			frac := float64(i%tr.DistinctThreads) / float64(tr.DistinctThreads)
+			us = int64(tr.WallMs * 1000 * (float64(wave) + 0.9 + 0.1*frac) / float64(waves))
+		}
+		must(t, total.RecordValue(us))
+		must(t, secs[(i*7)%seconds].RecordValue(us))
+	}
+	var ivs []record.Interval
+	for i, h := range secs {
+		ivs = append(ivs, record.Interval{Tag: tr.Group, Start: float64(i), Length: 1, Hist: h})
+	}
+	ivs = append(ivs, record.Interval{Tag: tr.Group + record.TotalSuffix, Length: tr.WallMs / 1000, Hist: total})
+	start, err := time.Parse(time.RFC3339, tr.Started)
+	must(t, err)
+	name := record.HistogramLogName(seq, tr.Variant, tr.Point, tr.Trial)
+	must(t, record.WriteHistogramLog(dir, name, start, fmt.Sprintf("fixture trial %d of %s", tr.Trial, tr.Variant), ivs))
+}

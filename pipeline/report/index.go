@@ -22,6 +22,7 @@ type indexView struct {
 type decisionRow struct {
 	When, Pick, Then        string
 	Claim, Says             string
+	Because                 string // the measured ratio, CI and p, and the seed's figure
 	Status, Strength, Leans string
 	Flags                   []string
 	Experiment, Run, Href   string
@@ -37,6 +38,7 @@ type experimentView struct {
 type runRow struct {
 	ID, Href, Started, Host, Profile, State, Trials, Error string
 	Rebuild                                                string
+	Compare                                                string // compare.html against the previous run, when rendered
 }
 
 // indexRun is the part of a run the index needs; it skips series and
@@ -45,6 +47,7 @@ type indexRun struct {
 	dir      string
 	meta     record.Meta
 	manifest *manifestInfo
+	seeds    map[string]seedFigure
 	verdicts []record.Verdict
 	host     string
 	valid    int
@@ -63,6 +66,7 @@ func readIndexRun(dir string) indexRun {
 		if yaml.Unmarshal(b, &m) == nil {
 			ir.manifest = &m
 		}
+		ir.seeds = readMethod(b).seeds()
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, record.FingerprintFile)); err == nil {
 		if n, err := parseJSON(b); err == nil {
@@ -184,6 +188,9 @@ func experimentRows(name string, runs []indexRun, reportsDir string) experimentV
 		}
 		if _, err := os.Stat(filepath.Join(reportsDir, exp, id, "index.html")); err == nil {
 			row.Href = url.PathEscape(exp) + "/" + url.PathEscape(id) + "/index.html"
+			if _, err := os.Stat(filepath.Join(reportsDir, exp, id, CompareFile)); err == nil {
+				row.Compare = url.PathEscape(exp) + "/" + url.PathEscape(id) + "/" + CompareFile
+			}
 		} else {
 			row.Rebuild = "threadlab report " + shellQuote(ir.dir)
 		}
@@ -241,6 +248,7 @@ func decisionRows(name string, runs []indexRun) []decisionRow {
 		out = append(out, decisionRow{
 			When: v.Decision.When, Pick: v.Decision.Pick, Then: v.Decision.Then,
 			Claim: v.ID, Says: v.Says, Status: orDash(v.Status), Strength: strength(v), Leans: v.Leans, Flags: v.Flags,
+			Because:    because(v, ir.seeds[v.ID]),
 			Experiment: exp, Run: id, RunState: ir.meta.State,
 			Href: url.PathEscape(exp) + "/" + url.PathEscape(id) + "/index.html#claim-" + url.PathEscape(v.ID),
 		})

@@ -64,6 +64,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		return t
 	},
 	"lastIndex": func(xs []string) int { return len(xs) - 1 },
+	"label":     metricLabel,
 	"sizeFlag":  sizeFlag,
 	// trimDot lets a template end a sentence built from manifest text that
 	// may or may not end with a period.
@@ -163,8 +164,19 @@ func renderRun(r *record.Run, reportsDir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	hists, logs, err := publishExtras(r.Dir, dir)
+	if err != nil {
+		return "", err
+	}
 	v, err := newRunView(r, "../../"+AssetsDir+"/", "", present)
 	if err != nil {
+		return "", err
+	}
+	v.HistFiles, v.LogFiles = hists, logs
+	if v.Compare, err = writeCompare(r, dir); err != nil {
+		return "", err
+	}
+	if err := writeFile(filepath.Join(dir, MarkdownFile), v.markdown()); err != nil {
 		return "", err
 	}
 	path := filepath.Join(dir, "index.html")
@@ -184,6 +196,10 @@ func renderLatest(r *record.Run, reportsDir string) error {
 	v, err := newRunView(r, "../"+AssetsDir+"/", url.PathEscape(id)+"/", present)
 	if err != nil {
 		return err
+	}
+	v.HistFiles, v.LogFiles = publishedLinks(filepath.Join(reportsDir, exp, id), url.PathEscape(id)+"/")
+	if old, _, same := previousRun(r); old != nil {
+		v.Compare = &compareLink{Href: url.PathEscape(id) + "/" + CompareFile, OldID: runID(old), SameHost: same}
 	}
 	v.Latest = &latestLink{ID: id, Href: url.PathEscape(id) + "/index.html"}
 	return writePage(filepath.Join(reportsDir, exp, "index.html"), "run.html", page{runView: v, Up: "../"})
@@ -250,8 +266,7 @@ func runID(r *record.Run) string {
 
 // copyRaw copies the run's data files into the report directory so that a
 // published reports/ tree carries its own evidence. It returns which files
-// exist. Logs stay behind: they can be large and are not evidence a
-// reader re-analyses.
+// exist. Histogram logs and target logs are published by publishExtras.
 func copyRaw(runDir, dst string) (map[string]bool, error) {
 	present := map[string]bool{}
 	if runDir == "" {

@@ -70,9 +70,11 @@ func pagesIn(t *testing.T, dir string) []string {
 func TestGolden(t *testing.T) {
 	out := renderFixture(t)
 	pages := pagesIn(t, out)
-	// 4 run pages, 3 experiment pages, the index.
-	if len(pages) != 8 {
-		t.Errorf("rendered %d pages, want 8: %v", len(pages), pages)
+	// 4 run pages, 3 experiment pages, the index, and the comparison of
+	// the later io-bound run with the earlier one (the only experiment
+	// with two runs).
+	if len(pages) != 9 {
+		t.Errorf("rendered %d pages, want 9: %v", len(pages), pages)
 	}
 	golden := filepath.Join("testdata", "golden")
 	if *update {
@@ -118,7 +120,18 @@ func firstDiffLine(a, b []byte) int {
 
 func TestRenderIsDeterministic(t *testing.T) {
 	a, b := renderFixture(t), renderFixture(t)
-	for _, p := range pagesIn(t, a) {
+	var files []string // every file: pages, report.md, compare.html, published logs and histograms
+	err := filepath.WalkDir(a, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(a, path)
+			files = append(files, rel)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range files {
 		x, _ := os.ReadFile(filepath.Join(a, p))
 		y, err := os.ReadFile(filepath.Join(b, p))
 		if err != nil || !bytes.Equal(x, y) {
@@ -156,7 +169,7 @@ func TestLinksResolve(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(out, p))
 		for _, m := range attrURL.FindAllSubmatch(b, -1) {
 			u := string(m[1])
-			if u == "" || strings.HasPrefix(u, "#") {
+			if u == "" || strings.HasPrefix(u, "#") || strings.HasPrefix(u, "data:") {
 				continue
 			}
 			u, _, _ = strings.Cut(u, "#")
@@ -213,21 +226,23 @@ func copyRun(t *testing.T, rel string) (dataDir, runDir string) {
 	t.Helper()
 	dataDir = t.TempDir()
 	runDir = filepath.Join(dataDir, rel)
-	if err := os.MkdirAll(runDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(filepath.Join(fixtureDir, rel))
+	src := filepath.Join(fixtureDir, rel)
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(runDir, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(runDir, rel), b, 0o644)
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(fixtureDir, rel, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(runDir, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return dataDir, runDir
 }
@@ -282,7 +297,7 @@ func TestEscapesManifestAndData(t *testing.T) {
 	if !bytes.Contains(index, []byte("&lt;script&gt;alert(1)&lt;/script&gt;")) {
 		t.Errorf("index: the experiment title should appear escaped as text")
 	}
-	if !bytes.Contains(page, []byte(`\u003c/script>\u003cscript>alert(2)\u003c/script>`)) {
+	if !bytes.Contains(page, []byte(`\u003c/script\u003e\u003cscript\u003ealert(2)\u003c/script\u003e`)) {
 		t.Errorf("run page: a variant name inside chart data should have its < escaped as \\u003c")
 	}
 	// Every <script> the page opens is closed by its own </script>: none

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +20,8 @@ type runView struct {
 	run        *record.Run
 	layout     layout
 	assetsHost string // relative path from the page to reports/assets/
+	hists      map[trialKey]*record.HistogramLog
+	seeds      map[string]seedFigure // claim ID -> the seed write-up's figure
 
 	Title      string
 	Experiment string
@@ -72,6 +75,13 @@ type runView struct {
 	Reproduce  string
 	Rebuild    string
 	Raw        []rawLink
+	Compare    *compareLink // the comparison with the previous run, if any
+	Merged     []mergedRow  // percentiles of each cell\'s merged histogram
+	MergedCols []string
+	Method     []string  // the Method section, written from the manifest as run
+	Answer     string    // the Answer paragraph, from the verdicts and measured figures
+	HistFiles  []rawLink // histograms/*.hlog published with the page
+	LogFiles   []rawLink // logs/*.log, capped and redacted
 }
 
 // latestLink is set on reports/<experiment>/index.html, the copy of the
@@ -190,10 +200,14 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 	if err := v.verdicts(); err != nil {
 		return nil, err
 	}
+	mi := readMethod(r.Manifest)
+	v.Method = v.method(mi)
+	v.seeds = mi.seeds()
+	v.Answer = v.answer(v.seeds)
 	v.summary()
 	v.comparisons()
 	v.trials()
-	v.Warnings = r.Meta.Warnings
+	v.Warnings = slices.Clone(r.Meta.Warnings)
 
 	if len(r.HostCheck) > 0 {
 		d, err := readCheckDoc(r.HostCheck)
@@ -246,7 +260,19 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 	if c := v.sweepChart(); c != nil {
 		v.Charts = append(v.Charts, c)
 	}
-	if c := v.latencyChart(); c != nil {
+	var histProblems []string
+	v.hists, histProblems = readHists(r)
+	v.Warnings = append(v.Warnings, histProblems...)
+	if len(v.hists) > 0 {
+		v.Charts = append(v.Charts, v.burstCharts()...)
+		if c := v.spectrumChart(); c != nil {
+			v.Charts = append(v.Charts, c)
+		}
+		if c := v.distributionChart(); c != nil {
+			v.Charts = append(v.Charts, c)
+		}
+		v.Merged, v.MergedCols = v.mergedTable()
+	} else if c := v.latencyChart(); c != nil {
 		v.Charts = append(v.Charts, c)
 	}
 	v.Series, v.SeriesNote = v.seriesCharts()
@@ -460,7 +486,7 @@ func (v *runView) trials() {
 	if extra {
 		v.TrialCols = append(v.TrialCols, v.layout.Primary)
 	}
-	v.TrialCols = append(v.TrialCols, "rps", "p50_ms", "p99_ms", "wall_ms", "errors", "threads", "target CPU %", "gen CPU %", "host busy %", "reason")
+	v.TrialCols = append(v.TrialCols, "rps", "p50_ms", "p99_ms", "wall_ms", "errors", "threads", "target CPU (% of one core)", "generator CPU (% of one core)", "host busy (% of all CPUs)", "reason")
 	rows := append([]record.Trial(nil), v.run.Trials...)
 	sort.SliceStable(rows, func(i, j int) bool {
 		if rows[i].Seq != rows[j].Seq {
@@ -490,115 +516,4 @@ func (v *runView) trials() {
 			v.Warned = append(v.Warned, row)
 		}
 	}
-}
-
-// num formats a statistic for tables: about 3 significant figures, which
-// is all a handful of trials on a shared VM can support.
-func num(x float64) string {
-	switch a := math.Abs(x); {
-	case math.IsNaN(x) || math.IsInf(x, 0):
-		return "–"
-	case a >= 100:
-		return strconv.FormatFloat(x, 'f', 0, 64)
-	case a >= 10:
-		return strconv.FormatFloat(x, 'f', 1, 64)
-	case a >= 1:
-		return strconv.FormatFloat(x, 'f', 2, 64)
-	case a == 0:
-		return "0"
-	default:
-		return strconv.FormatFloat(x, 'g', 3, 64)
-	}
-}
-
-// pct formats a percentage; NaN (a single trial has no spread) is "–".
-func pct(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "–"
-	}
-	return num(x) + "%"
-}
-
-// hasCI tells whether a summary row carries an interval of the median:
-// the statistics stage writes NaN bounds and level 0 when there are too
-// few trials for one.
-func hasCI(s *record.Summary) bool {
-	return s.Confidence > 0 && !math.IsNaN(s.Low) && !math.IsNaN(s.High) && (s.Low != 0 || s.High != 0)
-}
-
-func signed(x float64) string {
-	if x > 0 {
-		return "+" + num(x)
-	}
-	return num(x)
-}
-
-func signedPct(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "–"
-	}
-	return signed(x) + "%"
-}
-
-func pval(p float64) string {
-	switch {
-	case math.IsNaN(p):
-		return "–"
-	case p < 0.001 && p > 0:
-		return "<0.001"
-	default:
-		return strconv.FormatFloat(p, 'f', 3, 64)
-	}
-}
-
-func confidence(c float64) string {
-	if c <= 1 {
-		c *= 100
-	}
-	return strconv.FormatFloat(c, 'f', -1, 64) + "%"
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, x := range strings.Split(s, ";") {
-		if x = strings.TrimSpace(x); x != "" {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-func firstOf(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "–"
-	}
-	return s
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it, so a reproduce
-// line can be pasted as is.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func shellJoin(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		q[i] = shellQuote(a)
-	}
-	return strings.Join(q, " ")
 }

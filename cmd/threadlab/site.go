@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/report"
+)
+
+func init() {
+	register("site", "render the whole static site from data/: every run (oldest first, each linked to its comparison with the previous run) and the index", runSite)
+}
+
+// runSite renders every run of every experiment under --data into
+// --reports, oldest first within an experiment so that each run page can
+// link the comparison with the run before it, then the index. It prints
+// the pages written, one per line; a run that cannot be rendered is
+// reported and the others still are.
+func runSite(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("site", flag.ContinueOnError)
+	dataDir := fs.String("data", "data", "the data directory holding <experiment>/<run-id>/")
+	reportsDir := fs.String("reports", "reports", "where the static site goes")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: threadlab site [--data DIR] [--reports DIR]")
+		fs.PrintDefaults()
+	}
+	if help, err := parseFlags(fs, args, stderr); help || err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return usagef("site takes no arguments (got %q): it renders everything under --data", fs.Args())
+	}
+	entries, err := os.ReadDir(*dataDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("data directory %s does not exist: pass --data with the directory that holds <experiment>/<run-id>/", *dataDir)
+	}
+	if err != nil {
+		return fmt.Errorf("read --data %s: %w", *dataDir, err)
+	}
+	var failed []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dirs, err := record.Runs(*dataDir, e.Name())
+		if err != nil {
+			return fmt.Errorf("list runs of %s: %w", filepath.Join(*dataDir, e.Name()), err)
+		}
+		for _, dir := range dirs {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			r, err := record.Read(dir)
+			if err == nil {
+				var path string
+				if path, err = report.Run(r, *reportsDir); err == nil {
+					fmt.Fprintln(stdout, path)
+					continue
+				}
+			}
+			fmt.Fprintf(stderr, "threadlab site: %s: %v\n", dir, err)
+			failed = append(failed, dir)
+		}
+	}
+	path, err := report.Index(*dataDir, *reportsDir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, path)
+	if len(failed) > 0 {
+		return fmt.Errorf("%d run(s) could not be rendered (see above); the rest of the site was", len(failed))
+	}
+	return nil
+}

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSiteCommand(t *testing.T) {
+	data := "../../pipeline/report/testdata/data"
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"site", "--data", data, "--reports", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != 5 || !strings.HasSuffix(lines[4], "index.html") {
+		t.Errorf("printed %q, want 4 run pages then the index", lines)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "io-bound", "20260301T101500Z-1a2b", "index.html"))
+	if err != nil || !bytes.Contains(page, []byte(`href="compare.html"`)) {
+		t.Errorf("the later io-bound run does not link its comparison with the earlier one: %v", err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"site", "--data", filepath.Join(t.TempDir(), "nope")}, 1, "does not exist"},
+		{[]string{"site", "extra"}, 2, "site takes no arguments"},
+	} {
+		stderr.Reset()
+		if code := run(context.Background(), c.args, &stdout, &stderr); code != c.code || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr.String(), c.code, c.want)
+		}
+	}
+}

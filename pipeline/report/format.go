@@ -1,0 +1,120 @@
+package report
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/threadlab/threadlab/pipeline/record"
+)
+
+// num formats a statistic for tables: about 3 significant figures, which
+// is all a handful of trials on a shared VM can support.
+func num(x float64) string {
+	switch a := math.Abs(x); {
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return "–"
+	case a >= 100:
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(x, 'f', 2, 64)
+	case a == 0:
+		return "0"
+	default:
+		return strconv.FormatFloat(x, 'g', 3, 64)
+	}
+}
+
+// pct formats a percentage; NaN (a single trial has no spread) is "–".
+func pct(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "–"
+	}
+	return num(x) + "%"
+}
+
+// hasCI tells whether a summary row carries an interval of the median:
+// the statistics stage writes NaN bounds and level 0 when there are too
+// few trials for one.
+func hasCI(s *record.Summary) bool {
+	return s.Confidence > 0 && !math.IsNaN(s.Low) && !math.IsNaN(s.High) && (s.Low != 0 || s.High != 0)
+}
+
+func signed(x float64) string {
+	if x > 0 {
+		return "+" + num(x)
+	}
+	return num(x)
+}
+
+func signedPct(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "–"
+	}
+	return signed(x) + "%"
+}
+
+func pval(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "–"
+	case p < 0.001 && p > 0:
+		return "<0.001"
+	default:
+		return strconv.FormatFloat(p, 'f', 3, 64)
+	}
+}
+
+func confidence(c float64) string {
+	if c <= 1 {
+		c *= 100
+	}
+	return strconv.FormatFloat(c, 'f', -1, 64) + "%"
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ";") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it, so a reproduce
+// line can be pasted as is.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func shellJoin(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}

@@ -1,0 +1,139 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// MarkdownFile is the Markdown twin of a run page, written next to it for
+// pull requests and blog posts.
+const MarkdownFile = "report.md"
+
+// mdText makes data safe inside Markdown: no raw HTML, no table breaks,
+// no emphasis or links a manifest author did not mean.
+func mdText(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "<", "&lt;", ">", "&gt;", "&", "&amp;", "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`).Replace(s)
+}
+
+// markdown renders the run as Markdown: answer, verdicts, the
+// reproduction table (claim, seed's figure, ours with CI, verdict, host),
+// the summary of the primary metric, and links to the HTML page.
+func (v *runView) markdown() []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s\n\n", mdText(v.Title))
+	fmt.Fprintf(&b, "Experiment `%s`, run `%s`, profile `%s`, state **%s**", strings.ReplaceAll(v.Experiment, "`", "'"), strings.ReplaceAll(v.ID, "`", "'"), orDash(firstOf(v.Profile, "default")), mdText(orDash(v.State)))
+	if v.Host != "" {
+		fmt.Fprintf(&b, ", host %s", mdText(v.Host))
+	}
+	b.WriteString(".\n\n")
+	if v.Banner != "" {
+		fmt.Fprintf(&b, "> **%s**\n\n", mdText(v.Banner))
+	}
+	if v.Question != "" {
+		fmt.Fprintf(&b, "**Question:** %s\n\n", mdText(v.Question))
+	}
+	if v.Answer != "" {
+		fmt.Fprintf(&b, "**Answer:** %s\n\n", mdText(v.Answer))
+	}
+
+	b.WriteString("## Reproduction\n\n")
+	vs, _ := v.run.ReadVerdicts()
+	if len(vs) == 0 {
+		b.WriteString("No verdicts were recorded with this run.\n\n")
+	} else {
+		b.WriteString("| claim | seed's figure | our figure (95% CI) | verdict | host |\n|---|---|---|---|---|\n")
+		for _, x := range vs {
+			seed := "–"
+			if s, ok := v.seeds[x.ID]; ok {
+				seed = num(s.Value)
+				if s.From != "" {
+					seed += " (" + mdText(strings.TrimRight(s.From, ".")) + ")"
+				}
+			}
+			ours := "–"
+			if x.Ratio != 0 {
+				ours = num(x.Ratio)
+				if x.Low != 0 || x.High != 0 {
+					ours += " (" + num(x.Low) + "–" + num(x.High) + ")"
+				}
+				if x.P != 0 {
+					ours += ", p = " + pval(x.P)
+				}
+			} else if x.Reason != "" {
+				ours = mdText(x.Reason)
+			}
+			verdict := "**" + mdText(orDash(x.Status)) + "**"
+			if st := strength(x); st != x.Status {
+				verdict += " (" + mdText(st) + ")"
+			}
+			fmt.Fprintf(&b, "| %s `%s` | %s | %s | %s | %s |\n", mdText(x.Says), strings.ReplaceAll(x.ID, "`", "'"), seed, ours, verdict, mdText(orDash(v.Host)))
+		}
+		b.WriteString("\n")
+	}
+
+	fmt.Fprintf(&b, "## Summary: %s\n\n", mdText(v.PrimaryTxt))
+	t := summaryRows(v)
+	if len(t) == 0 {
+		b.WriteString("No summary.csv in this run.\n\n")
+	} else {
+		b.WriteString("| variant | point | n | median | 95% CI | min–max | CV | flags |\n|---|---|--:|--:|--:|--:|--:|---|\n")
+		for _, r := range t {
+			ci := r.CI
+			if r.CIMissing {
+				ci = "–"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", mdText(r.Variant), mdText(orDash(strings.ReplaceAll(r.Point, ";", " "))), r.N, r.Median, ci, r.Range, r.CV, mdText(strings.Join(r.Flags, ", ")))
+		}
+		b.WriteString("\n")
+	}
+
+	if len(v.Merged) > 0 {
+		b.WriteString("## Latency of all requests (merged HdrHistograms, ms)\n\n| variant | point | trials | requests |")
+		for _, c := range v.MergedCols {
+			b.WriteString(" " + c + " |")
+		}
+		b.WriteString(" max |\n|---|---|--:|--:|" + strings.Repeat("--:|", len(v.MergedCols)) + "--:|\n")
+		for _, r := range v.Merged {
+			fmt.Fprintf(&b, "| %s | %s | %d | %d |", mdText(r.Variant), mdText(orDash(strings.ReplaceAll(r.Point, ";", " "))), r.Trials, r.Requests)
+			for _, c := range r.Cells {
+				if c.Hollow {
+					b.WriteString(" (" + c.Value + ") |")
+				} else {
+					b.WriteString(" " + c.Value + " |")
+				}
+			}
+			b.WriteString(" " + r.Max + " |\n")
+		}
+		fmt.Fprintf(&b, "\nIn brackets: fewer than %d requests lie above that percentile, so it is one of the slowest few requests, not a stable estimate.\n\n", minAbove)
+	}
+	if len(v.Method) > 0 {
+		b.WriteString("## Method\n\n")
+		for _, p := range v.Method {
+			b.WriteString(mdText(p) + "\n\n")
+		}
+	}
+
+	b.WriteString("## Links\n\n")
+	b.WriteString("- [The full report with charts](index.html) ([charts](index.html#charts), [validity and noise](index.html#validity), [fingerprint](index.html#fingerprint))\n")
+	for _, r := range v.Raw {
+		fmt.Fprintf(&b, "- [%s](%s): %s\n", mdText(r.Name), r.Href, mdText(r.What))
+	}
+	if len(v.HistFiles) > 0 {
+		fmt.Fprintf(&b, "- %d HdrHistogram logs in [histograms/](index.html#raw), one per trial\n", len(v.HistFiles))
+	}
+	fmt.Fprintf(&b, "\nReproduce: `%s`. Rebuild the report from the data alone: `%s`.\n", v.Reproduce, v.Rebuild)
+	return b.Bytes()
+}
+
+// summaryRows are the primary metric's rows of the measured group.
+func summaryRows(v *runView) []summaryRow {
+	var out []summaryRow
+	for _, r := range v.Summary {
+		if r.Primary {
+			out = append(out, r)
+		}
+	}
+	return out
+}

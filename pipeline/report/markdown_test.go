@@ -1,0 +1,39 @@
+package report
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMarkdownTwin(t *testing.T) {
+	out := renderFixture(t)
+	md := readFile(t, out, "io-bound/"+ioRun+"/"+MarkdownFile)
+	for _, want := range []string{
+		"| claim | seed's figure | our figure (95% CI) | verdict | host |",
+		"| WebFlux finishes an I/O-bound burst faster than virtual threads `webflux-beats-virtual` | 1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall, single trials) | 0.95 (0.89–1.45), p = 0.065 | **inconclusive** |",
+		"**Answer:** Median wall time (ms): platform 990",
+		"[The full report with charts](index.html)",
+		"## Method",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if page := readFile(t, out, "io-bound/index.html"); !strings.Contains(page, `href="`+ioRun+`/report.md"`) {
+		t.Error("the latest copy does not link the run's report.md")
+	}
+}
+
+func TestMarkdownEscapes(t *testing.T) {
+	for in, want := range map[string]string{
+		"a | b":              `a \| b`,
+		"<script>x</script>": "&lt;script&gt;x&lt;/script&gt;",
+		"[link](http://x)":   `\[link\](http://x)`,
+		"two\nlines":         "two lines",
+		"*bold* _it_":        `\*bold\* \_it\_`,
+	} {
+		if got := mdText(in); got != want {
+			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

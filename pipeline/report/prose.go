@@ -1,0 +1,342 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/threadlab/threadlab/pipeline/record"
+	"gopkg.in/yaml.v3"
+)
+
+// methodInfo is the part of the manifest as run that the Method section
+// describes. Decoded leniently, like manifestInfo: an old run whose schema
+// moved on still gets what can be read.
+type methodInfo struct {
+	Trials   int    `yaml:"trials"`
+	Order    string `yaml:"order"`
+	FreshJVM *bool  `yaml:"fresh_jvm"`
+	Variants map[string]struct {
+		Target   string `yaml:"target"`
+		Command  []string
+		Describe string `yaml:"describe"`
+	} `yaml:"variants"`
+	Load struct {
+		loadGroup `yaml:",inline"`
+		Groups    []loadGroup `yaml:"groups"`
+		Warmup    string      `yaml:"warmup"`
+	} `yaml:"load"`
+	CoolDown struct {
+		MaxBusyPct float64 `yaml:"max_busy_pct"`
+		MaxWait    string  `yaml:"max_wait"`
+		Pause      string  `yaml:"pause"`
+	} `yaml:"cooldown"`
+	Pinning struct {
+		Target, Services, Generator string
+	} `yaml:"pinning"`
+	Claims []struct {
+		ID   string `yaml:"id"`
+		Seed *struct {
+			Value float64 `yaml:"value"`
+			From  string  `yaml:"from"`
+		} `yaml:"seed"`
+	} `yaml:"claims"`
+}
+
+type loadGroup struct {
+	Name     string   `yaml:"name"`
+	Model    string   `yaml:"model"`
+	Users    int      `yaml:"users"`
+	Rate     float64  `yaml:"rate"`
+	Burst    int      `yaml:"burst"`
+	Duration string   `yaml:"duration"`
+	Start    string   `yaml:"start"`
+	Think    []string `yaml:"think"`
+	Timeout  string   `yaml:"timeout"`
+	Stages   []struct {
+		Duration string  `yaml:"duration"`
+		Users    int     `yaml:"users"`
+		Rate     float64 `yaml:"rate"`
+	} `yaml:"stages"`
+	Requests []struct {
+		Method string `yaml:"method"`
+		Path   string `yaml:"path"`
+	} `yaml:"requests"`
+	KeepAlive *bool `yaml:"keepalive"`
+}
+
+// seedFigure is a seed write-up's number for a claim (experiments.SeedFigure).
+type seedFigure struct {
+	Value float64
+	From  string
+}
+
+// readMethod decodes the manifest for the Method section and the claims'
+// seed figures; nil when there is no manifest or it does not decode.
+func readMethod(manifest []byte) *methodInfo {
+	if len(manifest) == 0 {
+		return nil
+	}
+	var mi methodInfo
+	if yaml.Unmarshal(manifest, &mi) != nil {
+		return nil
+	}
+	return &mi
+}
+
+// seeds maps claim IDs to their seed figures.
+func (mi *methodInfo) seeds() map[string]seedFigure {
+	out := map[string]seedFigure{}
+	if mi == nil {
+		return out
+	}
+	for _, c := range mi.Claims {
+		if c.Seed != nil {
+			out[c.ID] = seedFigure{c.Seed.Value, c.Seed.From}
+		}
+	}
+	return out
+}
+
+// describeGroup says in words what load one request group puts on the target.
+func describeGroup(g loadGroup) string {
+	var what string
+	switch g.Model {
+	case "burst":
+		what = fmt.Sprintf("a burst of %d requests released at the same instant on connections opened beforehand; each trial is timed until the last answer", g.Burst)
+	case "open":
+		what = fmt.Sprintf("an open model at %s requests per second for %s, latency timed from each request's intended send time (no coordinated omission)", num(g.Rate), orDash(g.Duration))
+	case "ramp":
+		var st []string
+		for _, s := range g.Stages {
+			if s.Rate > 0 {
+				st = append(st, fmt.Sprintf("%s req/s for %s", num(s.Rate), s.Duration))
+			} else {
+				st = append(st, fmt.Sprintf("%d users for %s", s.Users, s.Duration))
+			}
+		}
+		what = "a ramp: " + strings.Join(st, ", then ")
+	default:
+		what = fmt.Sprintf("a closed model of %d users for %s, each sending its next request when the last is answered", g.Users, orDash(g.Duration))
+		if len(g.Think) == 2 {
+			what += fmt.Sprintf(" after a think time of %s to %s", g.Think[0], g.Think[1])
+		}
+	}
+	var paths []string
+	for _, r := range g.Requests {
+		m := r.Method
+		if m == "" {
+			m = "GET"
+		}
+		paths = append(paths, m+" "+r.Path)
+	}
+	if len(paths) > 0 {
+		what += " (" + strings.Join(paths, ", ") + ")"
+	}
+	if g.KeepAlive != nil && !*g.KeepAlive {
+		what += ", a new connection per request"
+	}
+	if g.Start != "" {
+		what += ", starting " + g.Start + " into the trial"
+	}
+	return what
+}
+
+// method writes the Method section from the manifest as run and run.json:
+// what was compared, the load, warm-up, trials and their order, pinning
+// and the gate before each trial.
+func (v *runView) method(mi *methodInfo) []string {
+	if mi == nil {
+		return nil
+	}
+	var out []string
+	var vs []string
+	for _, name := range v.layout.Variants {
+		d := mi.Variants[name].Describe
+		if d == "" {
+			d = mi.Variants[name].Target
+		}
+		if d != "" {
+			vs = append(vs, name+" ("+d+")")
+		} else {
+			vs = append(vs, name)
+		}
+	}
+	s := fmt.Sprintf("Compared %d variants: %s.", len(vs), strings.Join(vs, "; "))
+	if len(v.SweepKeys) > 0 {
+		s += fmt.Sprintf(" Each was run at %d points of a sweep over %s.", len(v.Points), strings.Join(v.SweepKeys, ", "))
+	}
+	out = append(out, s)
+	groups := mi.Load.Groups
+	if len(groups) == 0 {
+		groups = []loadGroup{mi.Load.loadGroup}
+	}
+	if len(groups) == 1 {
+		out = append(out, "Load: "+describeGroup(groups[0])+".")
+	} else {
+		var gs []string
+		for _, g := range groups {
+			gs = append(gs, fmt.Sprintf("%q: %s", g.Name, describeGroup(g)))
+		}
+		out = append(out, fmt.Sprintf("Load: %d request groups at once, measured separately; the question is answered by %q. %s.", len(groups), v.Measured, strings.Join(gs, "; ")))
+	}
+	trials := mi.Trials
+	if v.run.Meta.Trials > 0 {
+		trials = v.run.Meta.Trials
+	}
+	fresh := "a fresh JVM for every trial"
+	if mi.FreshJVM != nil && !*mi.FreshJVM {
+		fresh = "one JVM per cell, kept across its trials"
+	}
+	order := mi.Order
+	switch order {
+	case "", "interleaved":
+		order = "interleaved: trial k of every cell runs before trial k+1, in an order shuffled with the run's seed, so slow drift of the host spreads over all variants"
+	case "sequential":
+		order = "sequential: every trial of one cell before the next cell"
+	}
+	warm := "no warm-up"
+	if mi.Load.Warmup != "" {
+		warm = "a warm-up of " + mi.Load.Warmup + " of the same load before each trial, excluded from every statistic (warmup.csv)"
+	}
+	out = append(out, fmt.Sprintf("Design: %d trials per cell (%d recorded in this run), %s; %s. Order %s.", trials, len(v.run.Trials), fresh, warm, order))
+	var pin []string
+	for _, p := range []struct{ who, cpus string }{{"target", mi.Pinning.Target}, {"services", mi.Pinning.Services}, {"load generator", mi.Pinning.Generator}} {
+		if p.cpus != "" {
+			pin = append(pin, p.who+" on CPU "+p.cpus)
+		}
+	}
+	s = "No CPU pinning: target and load generator share the host's CPUs."
+	if len(pin) > 0 {
+		s = "Pinning: " + strings.Join(pin, ", ") + "."
+	}
+	if mi.CoolDown.MaxBusyPct > 0 && mi.CoolDown.MaxBusyPct < 100 {
+		s += fmt.Sprintf(" Before each trial the host had to fall below %s%% CPU busy outside threadlab (waiting at most %s).", num(mi.CoolDown.MaxBusyPct), orDash(mi.CoolDown.MaxWait))
+	}
+	out = append(out, s)
+	out = append(out, fmt.Sprintf("Statistics: per cell the median of the valid trials with a 95%% confidence interval of the median; variants compared with a Mann-Whitney U test, Holm-corrected; the primary metric is %s of the %q group.", metricLabel(v.Primary), v.Measured))
+	return out
+}
+
+// answer writes the Answer paragraph: the medians of the primary metric,
+// then each claim in plain words with the measured ratio, its interval
+// and p, and the seed's own figure when the claim has one.
+func (v *runView) answer(seeds map[string]seedFigure) string {
+	var parts []string
+	l := v.layout
+	if len(l.Points) > 0 {
+		point := l.Points[len(l.Points)-1]
+		var meds []string
+		for _, vr := range l.Variants {
+			if s := v.summaryOf(vr, point, l.Measured, l.Primary); s != nil {
+				meds = append(meds, fmt.Sprintf("%s %s", vr, num(s.Median)))
+			}
+		}
+		if len(meds) > 0 {
+			at := ""
+			if point != "" {
+				at = " at " + pointLabel(point, l.SweepKeys)
+			}
+			parts = append(parts, fmt.Sprintf("Median %s%s: %s.", metricLabel(l.Primary), at, strings.Join(meds, ", ")))
+		}
+	}
+	vs, _ := v.run.ReadVerdicts()
+	for _, x := range vs {
+		parts = append(parts, claimSentence(x, seeds[x.ID]))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	if v.State != "complete" {
+		parts = append(parts, "The run did not complete, so these figures may change.")
+	}
+	return strings.Join(parts, " ")
+}
+
+// claimSentence says what the data says of one claim, in one or two sentences.
+func claimSentence(x record.Verdict, seed seedFigure) string {
+	says := strings.TrimRight(strings.TrimSpace(x.Says), ".")
+	var s string
+	switch x.Status {
+	case "supported":
+		s = fmt.Sprintf("Supported: %s", lowerFirst(says))
+	case "contradicted":
+		s = fmt.Sprintf("Not so: the data contradicts that %s", lowerFirst(says))
+	default:
+		s = fmt.Sprintf("Not settled: whether %s", lowerFirst(says))
+	}
+	if m := measured(x); m != "" {
+		s += " (" + m + ")"
+	}
+	s += "."
+	if seed.From != "" || seed.Value != 0 {
+		s += fmt.Sprintf(" The seed reported %s (%s).", num(seed.Value), strings.TrimRight(seed.From, "."))
+	}
+	if x.Status == "inconclusive" && x.Leans != "" {
+		s += " The medians alone lean " + x.Leans + ", which is a direction, not a result."
+	}
+	return s
+}
+
+// measured is a verdict's figures: ratio, its 95% CI and p.
+func measured(x record.Verdict) string {
+	var nums []string
+	if x.Ratio != 0 {
+		r := "measured ratio " + num(x.Ratio)
+		if x.Low != 0 || x.High != 0 {
+			r += ", 95% CI " + num(x.Low) + "–" + num(x.High)
+		}
+		nums = append(nums, r)
+	}
+	if x.P != 0 {
+		nums = append(nums, "p = "+pval(x.P))
+	}
+	return strings.Join(nums, ", ")
+}
+
+// because is the decision framework's reason for a row: the measured
+// figures and the seed's, or the verdict's own reason when it has no
+// ratio (an absolute check).
+func because(x record.Verdict, seed seedFigure) string {
+	s := measured(x)
+	if s == "" {
+		s = strings.TrimRight(x.Reason, ".")
+	}
+	if s == "" {
+		s = "no figures recorded"
+	}
+	if seed.From != "" || seed.Value != 0 {
+		s += "; the seed: " + num(seed.Value) + " (" + strings.TrimRight(seed.From, ".") + ")"
+	}
+	return s
+}
+
+func lowerFirst(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return s
+	}
+	// Keep proper nouns and acronyms ("WebFlux", "I/O", "JDBC") as written:
+	// lower only a first word that is capitalised and lower case after.
+	first := []rune(f[0])
+	if !unicode.IsUpper(first[0]) {
+		return s
+	}
+	for _, r := range first[1:] {
+		if !unicode.IsLower(r) {
+			return s
+		}
+	}
+	return string(unicode.ToLower(first[0])) + s[len(string(first[0])):]
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
