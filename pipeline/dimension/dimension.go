@@ -170,9 +170,10 @@ type Plan struct {
 	// of the median: t(1-α/2, n-1) · sqrt(σ²_b/n + σ²_w/(n·r)) / median.
 	HalfWidth float64
 	WallS     float64 // predicted: n · (c_f + r · c_i)
-	// OptimalIterations is Kalibera & Jones' continuous r*; +Inf when no
-	// variance between forks was measured (then one long fork would do, and
-	// only MinForks and MaxIterations bound the plan).
+	// OptimalIterations is Kalibera & Jones' continuous r* of the binding
+	// cell (the widest at the plan); +Inf when it showed no variance
+	// between forks (then one long fork would do, and only MinForks and
+	// MaxIterations bound the plan) or had one iteration per fork.
 	OptimalIterations float64
 	Reached           bool   // the target half-width is reachable within the grid
 	Note              string // why the plan is what it is, when it is not plain
@@ -222,7 +223,7 @@ func Choose(cells []Components, k Costs, t Target) (Plan, error) {
 		p.Note = fmt.Sprintf("±%.1f%% is out of reach within %d forks x %d iterations; this is the most precise plan in that grid",
 			100*t.HalfWidth, t.MaxForks, maxIter)
 	}
-	p.OptimalIterations = optimal(cells, k)
+	p.OptimalIterations = optimal(binding(cells, p.Forks, p.Iterations, t.Confidence), k)
 	if single {
 		p.Note = join(p.Note, "one iteration per fork in the pilot: variance within a fork cannot be separated, so the plan keeps 1 iteration; run a pilot with iterations >= 2 to dimension them")
 	}
@@ -240,17 +241,26 @@ func worst(cells []Components, n, r int, conf float64) float64 {
 	return w
 }
 
-// optimal is r* for the cell with the largest between-fork share (the one
-// that most wants forks rather than iterations, so the least r*).
-func optimal(cells []Components, k Costs) float64 {
-	r := math.Inf(1)
+// binding is the cell with the widest predicted half-width at n x r: the
+// one the plan is sized for.
+func binding(cells []Components, n, r int, conf float64) Components {
+	var b Components
+	w := -1.0
 	for _, c := range cells {
-		if c.SingleIteration || c.Between <= 0 {
-			continue
+		if x := worst([]Components{c}, n, r, conf); x > w {
+			b, w = c, x
 		}
-		r = min(r, math.Sqrt(k.ForkS*c.Within/(k.IterationS*c.Between)))
 	}
-	return r
+	return b
+}
+
+// optimal is Kalibera & Jones' r* for cell c; +Inf when it shows no
+// variance between forks, or cannot tell (one iteration per fork).
+func optimal(c Components, k Costs) float64 {
+	if c.SingleIteration || c.Between <= 0 {
+		return math.Inf(1)
+	}
+	return math.Sqrt(k.ForkS * c.Within / (k.IterationS * c.Between))
 }
 
 func join(a, b string) string {
