@@ -51,7 +51,7 @@ type Options struct {
 	// that no changepoint fall in the last N iterations, with N fixed at 200
 	// of 2000; a fraction suits the short series of a threadlab run.)
 	SteadyFraction float64
-	// Tolerance: two segments whose means differ by at most this fraction
+	// Tolerance: two segments whose medians differ by at most this fraction
 	// of the larger are the same level (warmup_stats treats overlapping
 	// segments as equivalent). Default 0.05, the default target CI half-width
 	// of threadlab dimension: a shift smaller than that is not a result.
@@ -150,10 +150,10 @@ func Classify(x []float64, o Options) Result {
 // if it warmed up first).
 func anyBetter(earlier []Segment, last Segment, o Options) bool {
 	for _, s := range earlier {
-		if same(s.Mean, last.Mean, o.Tolerance) {
+		if same(s.Median, last.Median, o.Tolerance) {
 			continue
 		}
-		if (s.Mean > last.Mean) == o.HigherIsBetter {
+		if (s.Median > last.Median) == o.HigherIsBetter {
 			return true
 		}
 	}
@@ -185,12 +185,15 @@ func segment(x []float64, start, end int) Segment {
 
 // merge joins adjacent segments at the same level, repeatedly, so that a
 // changepoint PELT found in the variance alone, or a shift inside the
-// tolerance, does not count as a change of level.
+// tolerance, does not count as a change of level. Levels are compared by
+// their medians (warmup_stats compares medians too): a segment that PELT
+// split off because a neighbour's time slice made it noisier has the
+// median of the level it interrupts, though one outlier moves its mean.
 func merge(x []float64, segs []Segment, tol float64) []Segment {
 	for {
 		merged := false
 		for i := 0; i+1 < len(segs); i++ {
-			if same(segs[i].Mean, segs[i+1].Mean, tol) {
+			if same(segs[i].Median, segs[i+1].Median, tol) {
 				s := segment(x, segs[i].Start, segs[i+1].End)
 				segs = slices.Replace(segs, i, i+2, s)
 				merged = true
