@@ -60,14 +60,44 @@ func (a AOT) StartArgs() []string {
 	return []string{"-XX:AOTCache=" + a.Cache, "-XX:AOTMode=on"}
 }
 
+// Start is what the pipeline calls before starting a built-in target: it
+// returns the jar to pass to Command, the JVM options to append to the
+// variant's, and the cache used (nil when none), for the run's aot_cache
+// setting (enabled). Disabled, the target starts as always, from its fat
+// jar. Enabled, it starts from the extracted layout with the cache, trained
+// now if needed for these JVM options; a variant that sets an AOT option
+// itself (the aot-cache experiment's -XX:AOTMode=off arm) starts from the
+// same extracted layout with its own options and nothing appended, so the
+// only difference between the arms is the cache.
+func Start(ctx context.Context, enabled bool, javaHome, name, jar string, jvmOpts []string, log io.Writer) (startJar string, extra []string, used *AOT, err error) {
+	if !enabled {
+		return jar, nil, nil, nil
+	}
+	own := SetsAOT(jvmOpts)
+	train := jvmOpts
+	if own {
+		train = slices.DeleteFunc(slices.Clone(jvmOpts), isAOTOption)
+	}
+	a, err := PrepareAOT(ctx, javaHome, name, jar, train, log)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if own {
+		return a.Jar, nil, nil, nil
+	}
+	return a.Jar, a.StartArgs(), &a, nil
+}
+
+func isAOTOption(o string) bool {
+	return strings.HasPrefix(o, "-XX:AOTCache") || strings.HasPrefix(o, "-XX:AOTMode") || strings.HasPrefix(o, "-XX:SharedArchiveFile")
+}
+
 // SetsAOT reports whether JVM options already choose an AOT mode or cache
 // (e.g. a variant's jvm: [-XX:AOTMode=off] in the aot-cache experiment):
 // such a variant is left as it is, and starts from the extracted jar
 // without the cache.
 func SetsAOT(jvmOpts []string) bool {
-	return slices.ContainsFunc(jvmOpts, func(o string) bool {
-		return strings.HasPrefix(o, "-XX:AOTCache") || strings.HasPrefix(o, "-XX:AOTMode") || strings.HasPrefix(o, "-XX:SharedArchiveFile")
-	})
+	return slices.ContainsFunc(jvmOpts, isAOTOption)
 }
 
 // aotTraining is what a training run asks of each target: every endpoint
@@ -111,7 +141,9 @@ func PrepareAOT(ctx context.Context, javaHome, name, jar string, jvmOpts []strin
 	for _, o := range jvmOpts {
 		fmt.Fprintf(h, "%s\x00", o)
 	}
-	a.Key = hex.EncodeToString(h.Sum(nil))[:16]
+	// The key starts with the jar's hash, so that caches of the same jar
+	// for other JVM options survive and only those of older jars go.
+	a.Key = sum[:12] + "-" + hex.EncodeToString(h.Sum(nil))[:8]
 	aotDir := filepath.Join(filepath.Dir(jar), "aot")
 	dir := filepath.Join(aotDir, a.Key)
 	a.Jar = filepath.Join(dir, filepath.Base(jar))
@@ -136,10 +168,10 @@ func PrepareAOT(ctx context.Context, javaHome, name, jar string, jvmOpts []strin
 		return a, fmt.Errorf("aot cache of %s: training ended but wrote no cache: %w; see %s", name, err, filepath.Join(dir, "training.log"))
 	}
 	a.Bytes = st.Size()
-	// Older keys are stale jars or options; each cache is ~80 MB.
+	// Caches of older jars are stale; each is ~80 MB.
 	if entries, err := os.ReadDir(aotDir); err == nil {
 		for _, e := range entries {
-			if e.Name() != a.Key && !strings.HasPrefix(e.Name(), ".") {
+			if !strings.HasPrefix(e.Name(), sum[:12]) && !strings.Contains(e.Name(), ".tmp-") {
 				os.RemoveAll(filepath.Join(aotDir, e.Name()))
 			}
 		}

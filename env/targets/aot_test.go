@@ -160,3 +160,53 @@ func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
 }
+
+// failingJDK is a java home whose java prints a message and fails: enough for
+// PrepareAOT to get as far as extraction.
+func failingJDK(t *testing.T) string {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, "bin"), 0o755)
+	os.WriteFile(filepath.Join(home, "release"), []byte("JAVA_VERSION=\"25.0.3\"\n"), 0o644)
+	os.WriteFile(filepath.Join(home, "bin", "java"), []byte("#!/bin/sh\necho 'no such jarmode' >&2\nexit 3\n"), 0o755)
+	return home
+}
+
+func TestPrepareAOTReuse(t *testing.T) {
+	home := failingJDK(t)
+	jar := filepath.Join(t.TempDir(), "spring-mvc", "target", "spring-mvc.jar")
+	os.MkdirAll(filepath.Dir(jar), 0o755)
+	os.WriteFile(jar, []byte("a jar"), 0o644)
+	ctx := context.Background()
+
+	a, err := PrepareAOT(ctx, home, "spring-mvc", jar, []string{"-Xmx2g"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "extract") || !strings.Contains(err.Error(), "no such jarmode") {
+		t.Fatalf("a failing extraction must quote java's output, got %v", err)
+	}
+	if !strings.HasPrefix(a.Key, a.JarSHA256[:12]+"-") || filepath.Dir(a.Cache) != filepath.Join(filepath.Dir(jar), "aot", a.Key) {
+		t.Fatalf("cache %s with key %s: want <jar dir>/aot/<jar hash>-<options hash>/", a.Cache, a.Key)
+	}
+	// Another option set is another key; the same options, the same key.
+	b, _ := PrepareAOT(ctx, home, "spring-mvc", jar, []string{"-Xmx1g"}, nil)
+	c, _ := PrepareAOT(ctx, home, "spring-mvc", jar, []string{"-Xmx2g"}, nil)
+	if b.Key == a.Key || c.Key != a.Key {
+		t.Errorf("keys %s (2g), %s (1g), %s (2g again): options must key the cache", a.Key, b.Key, c.Key)
+	}
+	// A cache that exists is reused without running java at all.
+	os.MkdirAll(filepath.Dir(a.Cache), 0o755)
+	os.WriteFile(a.Cache, []byte("cache bytes"), 0o644)
+	got, err := PrepareAOT(ctx, home, "spring-mvc", jar, []string{"-Xmx2g"}, nil)
+	if err != nil || got.Bytes != 11 || got.TrainedMs != 0 || got.Jar != filepath.Join(filepath.Dir(a.Cache), "spring-mvc.jar") {
+		t.Errorf("reuse: %+v, %v; want the existing 11-byte cache, not trained", got, err)
+	}
+	// Start: disabled is the fat jar untouched; enabled appends the cache;
+	// a variant with its own AOT option gets the extracted jar and nothing more.
+	if j, extra, used, err := Start(ctx, false, home, "spring-mvc", jar, []string{"-Xmx2g"}, nil); j != jar || extra != nil || used != nil || err != nil {
+		t.Errorf("disabled: %s %q %v %v, want the fat jar alone", j, extra, used, err)
+	}
+	if j, extra, used, err := Start(ctx, true, home, "spring-mvc", jar, []string{"-Xmx2g"}, nil); err != nil || j != got.Jar || !slices.Equal(extra, got.StartArgs()) || used == nil {
+		t.Errorf("enabled: %s %q %v %v, want the extracted jar and the cache options", j, extra, used, err)
+	}
+	if j, extra, used, err := Start(ctx, true, home, "spring-mvc", jar, []string{"-Xmx2g", "-XX:AOTMode=off"}, nil); err != nil || j != got.Jar || extra != nil || used != nil {
+		t.Errorf("own AOT option: %s %q %v %v, want the extracted jar and nothing appended", j, extra, used, err)
+	}
+}
