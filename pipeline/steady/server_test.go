@@ -17,9 +17,9 @@ func server(t *testing.T, warm, slowAfter int64) *httptest.Server {
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		i := n.Add(1)
-		d := 10 * time.Millisecond
+		d := 20 * time.Millisecond
 		if i <= warm || (slowAfter > 0 && i > slowAfter) {
-			d = 80 * time.Millisecond
+			d = 120 * time.Millisecond
 		}
 		time.Sleep(d)
 		io.WriteString(w, "ok")
@@ -54,11 +54,15 @@ func iterations(t *testing.T, url string, iters, per int) []float64 {
 }
 
 // TestServerPhases classifies the iteration sequences of a real server that
-// needs M requests to warm up, or slows down after N: the delays differ by
-// 8x so that a loaded machine's scheduling noise cannot blur them.
+// needs M requests to warm up, or slows down after N. On this shared 2-core
+// box (load average 20+), neighbours' time slices moved the median of a
+// 10 ms request to 20 ms for several iterations at a time: a real change
+// of level, which the default 5% tolerance rightly reports. The server's
+// phases therefore differ 6x and the test asks for levels 2.5x apart
+// (Tolerance 0.6), which host noise has not reached.
 func TestServerPhases(t *testing.T) {
 	if testing.Short() {
-		t.Skip("sends ~600 requests to a local server")
+		t.Skip("sends ~360 requests to a local server, ~12 s")
 	}
 	tests := []struct {
 		name            string
@@ -67,14 +71,14 @@ func TestServerPhases(t *testing.T) {
 		lo, hi          int // where steady state may start
 	}{
 		{"steady server", 0, 0, Flat, 0, 0},
-		{"needs 40 requests to warm up", 40, 0, Warmup, 7, 9},       // 5 requests per iteration: index 8 is the first fast one
-		{"slows down after 125 requests", 0, 125, Slowdown, 24, 26}, // index 25 is the first slow one
+		{"needs 24 requests to warm up", 24, 0, Warmup, 5, 7},     // 4 requests per iteration: index 6 is the first fast one
+		{"slows down after 80 requests", 0, 80, Slowdown, 19, 21}, // index 20 is the first slow one
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := server(t, tt.warm, tt.slowAfter)
-			x := iterations(t, srv.URL, 40, 5)
-			res := Classify(x, Options{})
+			x := iterations(t, srv.URL, 30, 4)
+			res := Classify(x, Options{Tolerance: 0.6})
 			if res.Class != tt.class || res.SteadyFrom < tt.lo || res.SteadyFrom > tt.hi {
 				t.Errorf("class %q steady from %d, want %q from [%d,%d]; series %.0f", res.Class, res.SteadyFrom, tt.class, tt.lo, tt.hi, x)
 			}
