@@ -83,8 +83,15 @@ func runPilot(ctx context.Context, manifest, profile, dataDir, targetsDir string
 	}
 	id := "pilot-" + time.Now().UTC().Format("20060102T150405Z")
 	fmt.Fprintf(stdout, "pilot: %s with profile %s -> %s\n", manifest, profile, filepath.Join(dataDir, m.Name, id))
+	// A pilot is for its numbers, not for the site: its report goes to a
+	// temporary directory that is removed (the data stay in dataDir).
+	reports, err := os.MkdirTemp("", "threadlab-pilot-reports-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(reports)
 	s, err := pipeline.Run(ctx, m, pipeline.Options{
-		DataDir: dataDir, ReportsDir: filepath.Join(os.TempDir(), "threadlab-pilot-reports"), TargetsDir: targetsDir,
+		DataDir: dataDir, ReportsDir: reports, TargetsDir: targetsDir,
 		RunID: id, Command: "threadlab dimension --profile " + profile + " " + manifest, Log: stderr,
 		Progress: &pipeline.Lines{W: stderr},
 	})

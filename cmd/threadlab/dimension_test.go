@@ -5,7 +5,9 @@ import (
 	"context"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -71,6 +73,50 @@ func TestDimensionErrors(t *testing.T) {
 		code := run(context.Background(), append([]string{"dimension"}, c.args...), &stdout, &stderr)
 		if code != c.code || !strings.Contains(stderr.String(), c.stderr) {
 			t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", c.why, code, stderr.String(), c.code, c.stderr)
+		}
+	}
+}
+
+// TestDimensionPilot runs the pilot path end to end: the manifest through
+// the ordinary pipeline against a real command target (the fakeserver),
+// then the analysis of the run it wrote.
+func TestDimensionPilot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a pilot: 8 real trials of a command target, ~15 s")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fakeserver")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/threadlab/threadlab/cmd/threadlab/internal/fakeserver").CombinedOutput(); err != nil {
+		t.Fatalf("go build fakeserver: %v\n%s", err, out)
+	}
+	manifest := filepath.Join(dir, "pilot.yaml")
+	os.WriteFile(manifest, []byte(`name: pilot
+title: dimension pilot
+question: how many forks?
+variants:
+  a: {command: [`+strconv.Quote(bin)+`, --port, "{port}"], ready: /health}
+  b: {command: [`+strconv.Quote(bin)+`, --port, "{port}"], ready: /health}
+load:
+  model: burst
+  burst: 8
+  requests: [{path: "/io?ms=20"}]
+  warmup: 1ms
+  timeout: 10s
+trials: 6
+startup: {timeout: 20s}
+cooldown: {max_busy_pct: 100, max_wait: 1ms, pause: 1ms}
+profiles:
+  smoke: {trials: 4}
+`), 0o644)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"dimension", "--data", filepath.Join(dir, "data"), manifest}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{"pilot: " + manifest + " with profile smoke", "metric:  wall_ms of group main", "\na ", "\nb ", "plan:    ", "forks: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
 }
