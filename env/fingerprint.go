@@ -37,11 +37,17 @@ type Fingerprint struct {
 	NofileHard     uint64            `json:"nofile_hard"`
 	JDK            JDK               `json:"jdk"`
 	JVMFlags       []string          `json:"jvm_flags"`
-	Components     map[string]string `json:"components"` // Spring Boot, Tomcat, Netty, Reactor, HikariCP... of the built targets
-	Go             string            `json:"go"`         // toolchain that built threadlab, e.g. go1.26.8 linux/amd64
-	Threadlab      Build             `json:"threadlab"`
-	Manifest       Manifest          `json:"manifest"`
-	Warnings       []string          `json:"warnings,omitempty"`
+	// JVMSettings are the effective settings of the target JVM for each
+	// distinct set of JVM options the run starts it with (-XX:+PrintFlagsFinal).
+	JVMSettings []JVMSettings `json:"jvm_settings,omitempty"`
+	// AOT lists the JDK AOT caches the targets start with; empty when the
+	// run does not use them (aot_cache: false).
+	AOT        []AOTCache        `json:"aot_cache,omitempty"`
+	Components map[string]string `json:"components"` // Spring Boot, Tomcat, Netty, Reactor, HikariCP... of the built targets
+	Go         string            `json:"go"`         // toolchain that built threadlab, e.g. go1.26.8 linux/amd64
+	Threadlab  Build             `json:"threadlab"`
+	Manifest   Manifest          `json:"manifest"`
+	Warnings   []string          `json:"warnings,omitempty"`
 }
 
 // CPU identifies the processor and how much of it this process may use.
@@ -121,6 +127,11 @@ type FingerprintOptions struct {
 	Components   map[string]string // versions of the built targets' libraries
 	ManifestPath string            // hashed; "" when the fingerprint is taken outside a run
 	RepoDir      string            // threadlab's source checkout, for the commit when build info has none (go test, go run)
+	// JVMArgSets are the JVM option sets the targets start with (one per
+	// variant, including the empty set); each distinct set is probed once
+	// for its effective settings. Nil probes nothing.
+	JVMArgSets [][]string
+	AOT        []AOTCache // the AOT caches the run uses, recorded as given
 }
 
 // Collect takes the fingerprint of this host. It fails only when the
@@ -228,7 +239,14 @@ func (h host) collect(ctx context.Context, o FingerprintOptions) (*Fingerprint, 
 			warn("jdk: %v", err)
 		}
 		fp.JDK = jdk
+		fp.JVMSettings = probeAll(ctx, o.JavaHome, o.JVMArgSets)
+		for _, js := range fp.JVMSettings {
+			if js.Error != "" {
+				warn("jvm settings: %s", js.Error)
+			}
+		}
 	}
+	fp.AOT = append([]AOTCache(nil), o.AOT...)
 	fp.Threadlab = build(ctx, o.RepoDir)
 	if fp.Threadlab.Commit == "" {
 		warn("threadlab: no vcs information in the binary and no git checkout given")

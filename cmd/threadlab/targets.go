@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/threadlab/threadlab/env/targets"
 )
@@ -18,6 +19,7 @@ func init() {
 func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("targets", flag.ContinueOnError)
 	dir := fs.String("dir", "env/targets", "the Maven project of the targets")
+	aot := fs.Bool("aot", false, "also train each target's JDK AOT cache (JEP 483/514), cached by jar hash")
 	if help, err := parseFlags(fs, args, stderr); help || err != nil {
 		return err
 	}
@@ -35,6 +37,17 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	for _, name := range slices.Sorted(maps.Keys(jars)) {
 		fmt.Fprintf(stdout, "%-15s %s\n", name, jars[name])
+	}
+	if !*aot {
+		return nil
+	}
+	caches, err := targets.BuildAOT(ctx, home, jars, nil, stderr)
+	if err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(caches)) {
+		a := caches[name]
+		fmt.Fprintf(stdout, "%-15s AOT cache %s (%d MB); start: java %s -jar %s\n", name, a.Cache, a.Bytes>>20, strings.Join(a.StartArgs(), " "), a.Jar)
 	}
 	return nil
 }

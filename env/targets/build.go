@@ -240,3 +240,23 @@ func tail(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// BuildAOT trains (or reuses) the AOT cache of every built target for the
+// JVM options jvmOpts: the build-time half of aot_cache (see aot.go). jars
+// is Build's result. It runs the targets, so it takes about one start and
+// one shut-down of each per new cache.
+func BuildAOT(ctx context.Context, javaHome string, jars map[string]string, jvmOpts []string, log io.Writer) (map[string]AOT, error) {
+	out := map[string]AOT{}
+	for _, n := range names {
+		jar, ok := jars[n]
+		if !ok {
+			continue
+		}
+		a, err := PrepareAOT(ctx, javaHome, n, jar, jvmOpts, log)
+		if err != nil {
+			return nil, err
+		}
+		out[n] = a
+	}
+	return out, nil
+}

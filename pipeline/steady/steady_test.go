@@ -1,0 +1,207 @@
+package steady
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// gauss returns n normal values around mean with standard deviation sd,
+// from a fixed seed so every run sees the same series.
+func gauss(r *rand.Rand, n int, mean, sd float64) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = mean + sd*r.NormFloat64()
+	}
+	return x
+}
+
+func seeded(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 42)) }
+
+func concat(parts ...[]float64) []float64 { return slices.Concat(parts...) }
+
+// warmupCurve decays from start toward level over k values (what a JIT does
+// to an iteration time), with multiplicative noise.
+func warmupCurve(r *rand.Rand, k int, start, level, sd float64) []float64 {
+	x := make([]float64, k)
+	for i := range x {
+		x[i] = level + (start-level)*math.Exp(-float64(i)/2) + sd*r.NormFloat64()
+	}
+	return x
+}
+
+func TestClassify(t *testing.T) {
+	r := seeded(1)
+	tests := []struct {
+		name   string
+		why    string
+		x      []float64
+		o      Options
+		class  Class
+		from   int // expected SteadyFrom; -2 means "between fromLo and fromHi"
+		lo, hi int
+	}{
+		{name: "flat", why: "normal noise around one level has no changepoint",
+			x: gauss(r, 40, 100, 3), class: Flat, from: 0},
+		{name: "warm-up then flat", why: "a decaying start then a level: steady from the level",
+			x: concat(warmupCurve(r, 8, 400, 110, 3), gauss(r, 32, 100, 3)), class: Warmup, from: -2, lo: 5, hi: 9},
+		{name: "slowdown", why: "times step up to a worse level and stay there",
+			x: concat(gauss(r, 20, 100, 3), gauss(r, 20, 150, 4)), class: Slowdown, from: 20},
+		{name: "step down in a time", why: "a time that steps down is a warm-up in two levels",
+			x: concat(gauss(r, 12, 200, 5), gauss(r, 28, 100, 3)), class: Warmup, from: 12},
+		{name: "step up in a rate", why: "for a rate, higher is better: stepping up is a warm-up",
+			x: concat(gauss(r, 12, 1000, 20), gauss(r, 28, 1500, 20)), o: Options{HigherIsBetter: true}, class: Warmup, from: 12},
+		{name: "step down in a rate", why: "for a rate, stepping down is a slowdown",
+			x: concat(gauss(r, 20, 1500, 20), gauss(r, 20, 1000, 20)), o: Options{HigherIsBetter: true}, class: Slowdown, from: 20},
+		{name: "warm-up then slowdown", why: "the steady level is worse than one seen before it, whatever came first",
+			x: concat(gauss(r, 6, 300, 10), gauss(r, 14, 100, 3), gauss(r, 20, 130, 3)), class: Slowdown, from: 20},
+		{name: "no steady state", why: "a change in the last 5 of 35 values leaves too short a last segment",
+			x: concat(gauss(r, 30, 100, 3), gauss(r, 5, 200, 3)), class: NoSteadyState, from: -1},
+		{name: "within tolerance", why: "a 2% shift is one level at the default 5% tolerance",
+			x: concat(gauss(r, 30, 100, 0.2), gauss(r, 30, 102, 0.2)), class: Flat, from: 0},
+		{name: "variance change only", why: "same mean, noisier second half: merged into one level",
+			x: concat(gauss(r, 30, 100, 0.5), gauss(r, 30, 100, 4)), class: Flat, from: 0},
+		{name: "constant", why: "identical values: no variance, no changepoint",
+			x: slices.Repeat([]float64{7}, 20), class: Flat, from: 0},
+		{name: "too short", why: "3 values cannot hold two segments of 2",
+			x: []float64{500, 100, 100}, class: Flat, from: 0},
+		{name: "empty", why: "nothing measured is not a steady state",
+			x: nil, class: NoSteadyState, from: -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := Classify(tt.x, tt.o)
+			if res.Class != tt.class {
+				t.Fatalf("%s: class %q, want %q (changepoints %v, segments %+v)", tt.why, res.Class, tt.class, res.Changepoints, res.Segments)
+			}
+			if tt.from == -2 {
+				if res.SteadyFrom < tt.lo || res.SteadyFrom > tt.hi {
+					t.Errorf("%s: steady from %d, want in [%d, %d]", tt.why, res.SteadyFrom, tt.lo, tt.hi)
+				}
+			} else if res.SteadyFrom != tt.from {
+				t.Errorf("%s: steady from %d, want %d (changepoints %v)", tt.why, res.SteadyFrom, tt.from, res.Changepoints)
+			}
+			if want := max(res.SteadyFrom, 0); res.SteadyFrom >= 0 && res.Excluded() != want {
+				t.Errorf("excluded %d, want %d", res.Excluded(), want)
+			}
+		})
+	}
+}
+
+// TestPureNoiseIsFlat is the property the 15·log(n) penalty is chosen for:
+// noise, normal or heavy-tailed, must not become a chain of changepoints.
+func TestPureNoiseIsFlat(t *testing.T) {
+	noises := map[string]func(r *rand.Rand) float64{
+		"normal":    func(r *rand.Rand) float64 { return 100 + 5*r.NormFloat64() },
+		"lognormal": func(r *rand.Rand) float64 { return 100 * math.Exp(0.1*r.NormFloat64()) },
+		"uniform":   func(r *rand.Rand) float64 { return 90 + 20*r.Float64() },
+		"integer":   func(r *rand.Rand) float64 { return math.Round(100 + 2*r.NormFloat64()) },
+	}
+	for name, draw := range noises {
+		for _, n := range []int{5, 10, 30, 100, 400} {
+			for seed := range uint64(25) {
+				r := seeded(seed)
+				x := make([]float64, n)
+				for i := range x {
+					x[i] = draw(r)
+				}
+				if res := Classify(x, Options{}); res.Class != Flat {
+					t.Errorf("%s noise, n=%d, seed %d: class %q (changepoints %v), want flat", name, n, seed, res.Class, res.Changepoints)
+				}
+			}
+		}
+	}
+}
+
+// TestPELTIsOptimal checks the pruned search against plain optimal
+// partitioning (every start considered at every end): PELT's pruning must
+// not change the answer.
+func TestPELTIsOptimal(t *testing.T) {
+	for seed := range uint64(40) {
+		r := seeded(seed)
+		n := 10 + r.IntN(50)
+		var x []float64
+		for len(x) < n {
+			x = append(x, gauss(r, 2+r.IntN(12), 50+100*r.Float64(), 1+5*r.Float64())...)
+		}
+		for _, minSeg := range []int{2, 3} {
+			pen := 3 * math.Log(float64(len(x))) // low penalty: many changepoints to get wrong
+			got := Changepoints(x, pen, minSeg, 0.01)
+			want := optimalPartitioning(x, pen, minSeg, 0.01)
+			if !slices.Equal(got, want) {
+				t.Errorf("seed %d minSeg %d: PELT %v, optimal partitioning %v", seed, minSeg, got, want)
+			}
+			for i, cp := range append([]int{0}, append(got, len(x))...)[1:] {
+				prev := append([]int{0}, got...)[i]
+				if cp-prev < minSeg {
+					t.Errorf("seed %d: segment [%d,%d) shorter than %d", seed, prev, cp, minSeg)
+				}
+			}
+		}
+	}
+}
+
+func optimalPartitioning(x []float64, pen float64, minSeg int, floor float64) []int {
+	n := len(x)
+	if n < 2*minSeg {
+		return nil
+	}
+	c := newMeanVarCost(x, floor)
+	f := make([]float64, n+1)
+	prev := make([]int, n+1)
+	f[0] = -pen
+	for t := minSeg; t <= n; t++ {
+		f[t] = math.Inf(1)
+		for s := 0; s <= t-minSeg; s++ {
+			if s != 0 && s < minSeg {
+				continue
+			}
+			if v := f[s] + c.cost(s, t) + pen; v < f[t] {
+				f[t], prev[t] = v, s
+			}
+		}
+	}
+	var cps []int
+	for t := prev[n]; t > 0; t = prev[t] {
+		cps = append([]int{t}, cps...)
+	}
+	return cps
+}
+
+// TestMeanVarCost checks the segment cost by hand: x = {1, 3}: mean 2,
+// ML variance ((1-2)²+(3-2)²)/2 = 1, cost 2·(log 2π + log 1 + 1) = 2·(1.8379+1) = 5.6758.
+func TestMeanVarCost(t *testing.T) {
+	c := newMeanVarCost([]float64{1, 3, 10, 20}, 0)
+	want := 2 * (math.Log(2*math.Pi) + 1)
+	if got := c.cost(0, 2); math.Abs(got-want) > 1e-9 {
+		t.Errorf("cost([1,3]) = %v, want %v", got, want)
+	}
+	// {10, 20}: variance 25: 2·(log 2π + log 25 + 1)
+	want = 2 * (math.Log(2*math.Pi) + math.Log(25) + 1)
+	if got := c.cost(2, 4); math.Abs(got-want) > 1e-9 {
+		t.Errorf("cost([10,20]) = %v, want %v", got, want)
+	}
+}
+
+func TestForks(t *testing.T) {
+	tests := []struct {
+		why       string
+		in        []Class
+		label     string
+		unsettled int
+	}{
+		{"all the same class is consistent", []Class{Warmup, Warmup, Warmup}, "warmup", 0},
+		{"flat and warm-up forks all reach a steady state", []Class{Flat, Warmup, Flat}, "good inconsistent", 0},
+		{"a slowdown among flat forks is bad", []Class{Flat, Slowdown, Flat}, "bad inconsistent", 0},
+		{"a fork that never settled is counted", []Class{Warmup, NoSteadyState}, "bad inconsistent", 1},
+		{"all unsettled is consistent, and all unsettled", []Class{NoSteadyState, NoSteadyState}, "no steady state", 2},
+		{"no forks, no label", nil, "", 0},
+	}
+	for _, tt := range tests {
+		c := Forks(tt.in)
+		if c.Label != tt.label || c.Unsettled != tt.unsettled {
+			t.Errorf("%s: Forks(%v) = %q unsettled %d, want %q unsettled %d", tt.why, tt.in, c.Label, c.Unsettled, tt.label, tt.unsettled)
+		}
+	}
+}
