@@ -57,6 +57,8 @@ FUZZTIME  ?= 30s
 fuzz: ## run each fuzz target for FUZZTIME (30s); a crasher is saved under testdata/fuzz: fix it, keep it
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./pipeline/load
 	$(GO) test -run '^$$' -fuzz '^FuzzRequest$$' -fuzztime $(FUZZTIME) ./pipeline/load
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./experiments
+	$(GO) test -run '^$$' -fuzz '^FuzzParseHistogramLog$$' -fuzztime $(FUZZTIME) ./pipeline/record
 
 lint: $(BIN) ## validate every manifest and print methodology warnings
 	$(BIN) lint experiments/*.yaml
