@@ -153,6 +153,7 @@ load:
   timeout: 200ms
   requests: [{path: "/io?ms=100000"}]
 trials: 1
+retries: 0 # the stalled window must stay the only row, not be re-run
 cooldown: {max_busy_pct: 100, max_wait: 1ms, pause: 1ms}
 `), "")
 	if err != nil {
