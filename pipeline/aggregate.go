@@ -35,8 +35,24 @@ func (Aggregate) Run(ctx context.Context, s *State) error {
 		return nil
 	}
 	cells := groupTrials(trials)
+	order := cellOrder(s, cells)
+	// Steady state first: the pre-steady iterations of each fork leave the
+	// cells before anything is summarised or compared (steadystate.go).
+	series, err := record.ReadCSV[record.Sample](s.Dir, record.SeriesFile)
+	if err != nil {
+		return err
+	}
+	warm, err := record.ReadCSV[record.Trial](s.Dir, record.WarmupFile)
+	if err != nil {
+		return err
+	}
+	st, err := applySteady(s.Dir, s.M.Primary(), order, cells, series, warm)
+	if err != nil {
+		return err
+	}
+	s.logSteady(st)
 	var rows []record.Summary
-	for _, k := range cellOrder(s, cells) {
+	for _, k := range order {
 		for _, metric := range experiments.Metrics {
 			xs, _ := forkValues(cells[k], metric)
 			if len(xs) == 0 {
