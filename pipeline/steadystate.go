@@ -275,3 +275,15 @@ func countsText(counts map[string]int) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// steadyOnly returns the cells with each fork's pre-steady iterations of
+// metric dropped, without writing anything: what the claims and any other
+// reader of the trials should evaluate, so they see the same iterations as
+// summary.csv.
+func steadyOnly(cells map[record.CellKey][]record.Trial, metric string) map[record.CellKey][]record.Trial {
+	out := make(map[record.CellKey][]record.Trial, len(cells))
+	for k, ts := range cells {
+		out[k], _ = steadyCell(k, ts, metric)
+	}
+	return out
+}

@@ -116,3 +116,14 @@ func TestSteadyLinesSkipsFlat(t *testing.T) {
 		t.Errorf("summary:\n%s\nwant a line for b only", out)
 	}
 }
+
+func TestSteadyOnlyMatchesAggregate(t *testing.T) {
+	seq := 0
+	k := record.CellKey{Variant: "v", Group: "main"}
+	ts := forkTrials(1, &seq, append([]float64{200, 210, 205, 198}, jitter(1000, 10)...)...)
+	got := steadyOnly(map[record.CellKey][]record.Trial{k: ts}, "rps")[k]
+	kept, _ := steadyCell(k, ts, "rps")
+	if len(got) != len(kept) || len(got) != 10 {
+		t.Errorf("steadyOnly kept %d trials, aggregate %d; want the same 10 steady iterations", len(got), len(kept))
+	}
+}
