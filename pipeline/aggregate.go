@@ -51,6 +51,10 @@ func (Aggregate) Run(ctx context.Context, s *State) error {
 		return err
 	}
 	s.logSteady(st)
+	unsettled := map[record.CellKey]int{}
+	for _, c := range st.Cells {
+		unsettled[record.CellKey{Variant: c.Variant, Point: c.Point, Group: c.Group}] = c.Unsettled
+	}
 	var rows []record.Summary
 	for _, k := range order {
 		for _, metric := range experiments.Metrics {
@@ -59,11 +63,15 @@ func (Aggregate) Run(ctx context.Context, s *State) error {
 				continue
 			}
 			sum := stats.Summarize(xs)
+			flags := stats.Codes(stats.Flags(xs, stats.HigherIsBetter(metric)))
+			if metric == s.M.Primary() && unsettled[k] > 0 {
+				flags = append(flags, FlagUnsettled)
+			}
 			rows = append(rows, record.Summary{
 				Variant: k.Variant, Point: k.Point, Group: k.Group, Metric: metric, N: sum.N,
 				Median: sum.Median, Low: sum.Low, High: sum.High, Confidence: sum.Confidence,
 				Min: sum.Min, Max: sum.Max, Mean: sum.Mean, IQR: sum.IQR, CVPct: 100 * sum.CV,
-				Flags: strings.Join(stats.Codes(stats.Flags(xs, stats.HigherIsBetter(metric))), ";"),
+				Flags: strings.Join(flags, ";"),
 			})
 		}
 	}

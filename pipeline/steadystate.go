@@ -20,6 +20,10 @@ import (
 // throughput is classified too, as evidence of what happened inside a
 // window. Everything lands in steady.json.
 
+// FlagUnsettled is the summary.csv flag of a cell's primary metric when
+// some fork never reached a steady state: its median mixes levels.
+const FlagUnsettled = "unsettled-fork"
+
 const (
 	// minIterations is the shortest iteration sequence worth classifying:
 	// with fewer, one odd iteration is indistinguishable from a changepoint.

@@ -2,9 +2,12 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"strings"
 	"testing"
 
+	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
 
@@ -125,5 +128,48 @@ func TestSteadyOnlyMatchesAggregate(t *testing.T) {
 	kept, _ := steadyCell(k, ts, "rps")
 	if len(got) != len(kept) || len(got) != 10 {
 		t.Errorf("steadyOnly kept %d trials, aggregate %d; want the same 10 steady iterations", len(got), len(kept))
+	}
+}
+
+// TestAggregateFlagsUnsettled runs the aggregate stage on a trials.csv
+// with one fork still climbing: the primary metric's summary row carries
+// the unsettled flag and steady.json says which fork.
+func TestAggregateFlagsUnsettled(t *testing.T) {
+	dir := t.TempDir()
+	seq := 0
+	ts := append(forkTrials(1, &seq, jitter(1000, 10)...), forkTrials(2, &seq, append(jitter(500, 10), 1000, 1000)...)...)
+	if err := record.WriteCSV(dir, record.TrialsFile, ts); err != nil {
+		t.Fatal(err)
+	}
+	m := &experiments.Manifest{Variants: experiments.Variants{{Name: "v"}},
+		Load: experiments.LoadSpec{Measure: "main"}}
+	s := &State{M: m, Dir: dir, Meta: record.Meta{Groups: []string{"main"}}, Opt: Options{Log: io.Discard}}
+	if m.Primary() != "rps" {
+		t.Fatalf("primary metric %s, want rps for a manifest without a burst group", m.Primary())
+	}
+	if err := (Aggregate{}).Run(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := record.ReadCSV[record.Summary](dir, record.SummaryFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range rows {
+		if r.Metric == "rps" {
+			found = true
+			if !strings.Contains(r.Flags, FlagUnsettled) {
+				t.Errorf("rps flags %q, want %s (fork 2 never settled)", r.Flags, FlagUnsettled)
+			}
+		} else if strings.Contains(r.Flags, FlagUnsettled) {
+			t.Errorf("%s flagged %s: only the primary metric is classified", r.Metric, FlagUnsettled)
+		}
+	}
+	if !found {
+		t.Fatal("no rps row in summary.csv")
+	}
+	st, ok, err := record.ReadSteady(dir)
+	if err != nil || !ok || len(st.Cells) != 1 || st.Cells[0].Unsettled != 1 || st.Cells[0].Forks[1].Class != "no steady state" {
+		t.Errorf("steady.json %+v (ok %v, err %v), want one cell with fork 2 unsettled", st, ok, err)
 	}
 }
