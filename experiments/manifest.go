@@ -58,7 +58,7 @@ type Manifest struct {
 	// AOTCache starts built-in targets from a JDK 25 AOT cache (aot.go);
 	// nil means on, and Normalize makes it explicit.
 	AOTCache *bool   `yaml:"aot_cache,omitempty"`
-	Claims   []Claim  `yaml:"claims,omitempty"`
+	Claims   []Claim `yaml:"claims,omitempty"`
 
 	Profiles map[string]yaml.Node `yaml:"profiles,omitempty"`
 
