@@ -55,7 +55,10 @@ type Manifest struct {
 	Startup  Startup  `yaml:"startup,omitempty"`
 	CoolDown CoolDown `yaml:"cooldown,omitempty"`
 	Pinning  Pinning  `yaml:"pinning,omitempty"`
-	Claims   []Claim  `yaml:"claims,omitempty"`
+	// AOTCache starts built-in targets from a JDK 25 AOT cache (aot.go);
+	// nil means on, and Normalize makes it explicit.
+	AOTCache *bool   `yaml:"aot_cache,omitempty"`
+	Claims   []Claim `yaml:"claims,omitempty"`
 
 	Profiles map[string]yaml.Node `yaml:"profiles,omitempty"`
 

@@ -25,6 +25,7 @@ var Metrics = []string{"rps", "requests", "errors", "error_pct", "p50_ms", "p90_
 // run states exactly what ran. It is idempotent.
 func (m *Manifest) Normalize() {
 	m.normalizeReplication()
+	m.normalizeAOT()
 	if m.Order == "" {
 		m.Order = "interleaved"
 	}

@@ -35,19 +35,43 @@ func (Aggregate) Run(ctx context.Context, s *State) error {
 		return nil
 	}
 	cells := groupTrials(trials)
+	order := cellOrder(s, cells)
+	// Steady state first: the pre-steady iterations of each fork leave the
+	// cells before anything is summarised or compared (steadystate.go).
+	series, err := record.ReadCSV[record.Sample](s.Dir, record.SeriesFile)
+	if err != nil {
+		return err
+	}
+	warm, err := record.ReadCSV[record.Trial](s.Dir, record.WarmupFile)
+	if err != nil {
+		return err
+	}
+	st, err := applySteady(s.Dir, s.M.Primary(), order, cells, series, warm)
+	if err != nil {
+		return err
+	}
+	s.logSteady(st)
+	unsettled := map[record.CellKey]int{}
+	for _, c := range st.Cells {
+		unsettled[record.CellKey{Variant: c.Variant, Point: c.Point, Group: c.Group}] = c.Unsettled
+	}
 	var rows []record.Summary
-	for _, k := range cellOrder(s, cells) {
+	for _, k := range order {
 		for _, metric := range experiments.Metrics {
 			xs, _ := forkValues(cells[k], metric)
 			if len(xs) == 0 {
 				continue
 			}
 			sum := stats.Summarize(xs)
+			flags := stats.Codes(stats.Flags(xs, stats.HigherIsBetter(metric)))
+			if metric == s.M.Primary() && unsettled[k] > 0 {
+				flags = append(flags, FlagUnsettled)
+			}
 			rows = append(rows, record.Summary{
 				Variant: k.Variant, Point: k.Point, Group: k.Group, Metric: metric, N: sum.N,
 				Median: sum.Median, Low: sum.Low, High: sum.High, Confidence: sum.Confidence,
 				Min: sum.Min, Max: sum.Max, Mean: sum.Mean, IQR: sum.IQR, CVPct: 100 * sum.CV,
-				Flags: strings.Join(stats.Codes(stats.Flags(xs, stats.HigherIsBetter(metric))), ";"),
+				Flags: strings.Join(flags, ";"),
 			})
 		}
 	}

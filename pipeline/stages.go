@@ -75,10 +75,16 @@ func (Fingerprint) Run(ctx context.Context, s *State) error {
 	for _, v := range s.M.Variants {
 		jvm = append(jvm, v.JVM...)
 	}
-	fp, err := env.Collect(ctx, env.FingerprintOptions{
+	o := env.FingerprintOptions{
 		JavaHome: jh, JVMFlags: jvm, Components: s.Components,
-		ManifestPath: s.M.File, RepoDir: ".",
-	})
+		ManifestPath: s.M.File, RepoDir: ".", AOT: s.aotCaches(),
+	}
+	// Probing each JVM option set starts a JVM per set: do it once, after
+	// Build (which runs this stage again), not also before it.
+	if !s.needsJVM() || s.Jars != nil {
+		o.JVMArgSets = s.jvmArgSets()
+	}
+	fp, err := env.Collect(ctx, o)
 	if err != nil {
 		s.Warn("fingerprint incomplete: %v", err)
 		if fp == nil {
@@ -126,7 +132,10 @@ func (Build) Run(ctx context.Context, s *State) error {
 			s.Components[v.Target+" "+k] = x
 		}
 	}
-	// Now that the target versions are known, complete the fingerprint.
+	if err := s.prepareAOT(ctx); err != nil {
+		return err
+	}
+	// Now that the target versions and AOT caches are known, complete the fingerprint.
 	return Fingerprint{}.Run(ctx, s)
 }
 

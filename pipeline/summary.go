@@ -56,6 +56,9 @@ func Summary(w io.Writer, dir string) error {
 		fmt.Fprintf(w, "%d trial row(s) invalid and left out of the statistics (see trials.csv, column reason)\n", invalid)
 	}
 	replicationLines(w, m)
+	if err := steadyLines(w, dir, m); err != nil {
+		return err
+	}
 	vs, err := r.ReadVerdicts()
 	if err != nil {
 		return err

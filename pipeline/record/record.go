@@ -218,6 +218,9 @@ type Meta struct {
 	Iterations int        `json:"iterations,omitempty"`
 	Cells      []CellStop `json:"cells,omitempty"`
 	Time       *WallClock `json:"time,omitempty"`
+	// AOT says, per variant with a built-in target, whether it started
+	// from the JDK AOT cache (aot.go).
+	AOT []AOTStart `json:"aot_cache,omitempty"`
 }
 
 // AppendCSV appends rows to dir/name, writing the header when the file is

@@ -1,0 +1,71 @@
+package pipeline
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/threadlab/threadlab/experiments"
+)
+
+// aotState is a run of one built-in-target variant whose jar is not a real
+// Spring Boot jar and whose JDK does not exist, so any AOT training fails.
+func aotState(t *testing.T, aot bool, jvm ...string) *State {
+	dir := t.TempDir()
+	jar := filepath.Join(dir, "app.jar")
+	if err := os.WriteFile(jar, []byte("not a jar"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := &experiments.Manifest{AOTCache: &aot, Variants: experiments.Variants{{Name: "mvc", Target: "spring-mvc", JVM: jvm}}}
+	return &State{M: m, Opt: Options{Log: io.Discard}, JavaHome: filepath.Join(dir, "no-jdk"), Jars: map[string]string{"spring-mvc": jar}}
+}
+
+func TestPrepareAOT(t *testing.T) {
+	t.Run("off starts the fat jar", func(t *testing.T) {
+		s := aotState(t, false, "-Xmx1g")
+		if err := s.prepareAOT(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		jar, extra := s.startOf("mvc", "spring-mvc")
+		if jar != s.Jars["spring-mvc"] || len(extra) != 0 || len(s.Meta.Warnings) != 0 {
+			t.Errorf("aot_cache: false: started %s %v with warnings %v, want the fat jar, nothing appended, no warning", jar, extra, s.Meta.Warnings)
+		}
+		if a := s.Meta.AOT[0]; a.Asked || a.Used {
+			t.Errorf("run.json says %+v, want neither asked nor used", a)
+		}
+		if got := s.jvmArgSets(); len(got) != 1 || !slices.Equal(got[0], []string{"-Xmx1g"}) {
+			t.Errorf("JVM arg sets %v, want the variant's own", got)
+		}
+	})
+	t.Run("failed training warns and runs without the cache", func(t *testing.T) {
+		s := aotState(t, true)
+		if err := s.prepareAOT(context.Background()); err != nil {
+			t.Fatalf("a failed AOT training must not fail the run: %v", err)
+		}
+		jar, extra := s.startOf("mvc", "spring-mvc")
+		if jar != s.Jars["spring-mvc"] || len(extra) != 0 {
+			t.Errorf("started %s %v, want the fat jar without AOT options", jar, extra)
+		}
+		if len(s.Meta.Warnings) != 1 || !strings.Contains(s.Meta.Warnings[0], "starts without the cache") {
+			t.Errorf("warnings %v, want one saying the target starts without the cache", s.Meta.Warnings)
+		}
+		if a := s.Meta.AOT[0]; !a.Asked || a.Used || !strings.HasPrefix(a.Note, "training failed") {
+			t.Errorf("run.json says %+v, want asked, not used, training failed", a)
+		}
+		if len(s.aotCaches()) != 0 {
+			t.Errorf("fingerprint lists caches %v for a run that used none", s.aotCaches())
+		}
+	})
+	t.Run("cancelled run stops", func(t *testing.T) {
+		s := aotState(t, true)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := s.prepareAOT(ctx); err == nil {
+			t.Errorf("prepareAOT on a cancelled context returned nil; Ctrl-C during training must stop the run")
+		}
+	})
+}

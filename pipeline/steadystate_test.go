@@ -1,0 +1,175 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/record"
+)
+
+// forkTrials makes one fork's valid iterations of rps, in execution order.
+func forkTrials(fork int, seq *int, rps ...float64) []record.Trial {
+	var ts []record.Trial
+	for i, x := range rps {
+		*seq++
+		ts = append(ts, record.Trial{Variant: "v", Group: "main", Trial: *seq, Seq: *seq, Valid: true,
+			Fork: fork, Iteration: i + 1, RPS: x})
+	}
+	return ts
+}
+
+// jitter is a flat level with a small deterministic wobble (±0.5%).
+func jitter(level float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = level * (1 + 0.005*float64((i*7)%5-2))
+	}
+	return out
+}
+
+func TestSteadyCell(t *testing.T) {
+	k := record.CellKey{Variant: "v", Group: "main"}
+	seq := 0
+	flat := forkTrials(1, &seq, jitter(1000, 10)...)
+	warm := forkTrials(2, &seq, append([]float64{200, 210, 205, 198}, jitter(1000, 10)...)...)
+	short := forkTrials(3, &seq, 500, 1000) // too few iterations to classify
+	ts := append(append(append([]record.Trial{}, flat...), warm...), short...)
+
+	kept, c := steadyCell(k, ts, "rps")
+	if got := c.Forks[0].Class; got != "flat" {
+		t.Errorf("fork 1: class %q, want flat (a steady level with 0.5%% noise)", got)
+	}
+	if got := c.Forks[1]; got.Class != "warmup" || got.SteadyFrom != 4 || got.Excluded != 4 {
+		t.Errorf("fork 2: %+v, want warmup from iteration 4 with 4 excluded (four slow iterations, then flat)", got)
+	}
+	if got := c.Forks[2]; got.Class != "" || got.Excluded != 0 {
+		t.Errorf("fork 3: %+v, want unclassified with nothing excluded (2 < %d iterations)", got, minIterations)
+	}
+	if c.Consistency != "good inconsistent" || c.Excluded != 4 || c.Unsettled != 0 {
+		t.Errorf("cell: consistency %q, excluded %d, unsettled %d; want good inconsistent, 4, 0", c.Consistency, c.Excluded, c.Unsettled)
+	}
+	if len(kept) != len(ts)-4 {
+		t.Fatalf("kept %d trials, want %d (the warm-up iterations dropped)", len(kept), len(ts)-4)
+	}
+	med, _ := forkValues(kept, "rps")
+	if med[1] < 950 {
+		t.Errorf("fork 2 median %.0f after exclusion, want the steady level near 1000", med[1])
+	}
+	if line := steadyLine(c); !strings.Contains(line, "1 flat, 1 warmup") || !strings.Contains(line, "4 iteration(s) excluded") {
+		t.Errorf("summary line %q does not name the classes and the exclusion", line)
+	}
+}
+
+func TestSteadyCellUnsettledKeepsFork(t *testing.T) {
+	seq := 0
+	// Still climbing when the fork ended: a last segment too short to be steady.
+	ts := forkTrials(1, &seq, append(jitter(500, 10), 1000, 1000)...)
+	kept, c := steadyCell(record.CellKey{Variant: "v", Group: "main"}, ts, "rps")
+	if c.Forks[0].Class != "no steady state" || c.Unsettled != 1 {
+		t.Fatalf("fork: %+v, unsettled %d; want no steady state, 1", c.Forks[0], c.Unsettled)
+	}
+	if len(kept) != len(ts) {
+		t.Errorf("kept %d of %d trials: an unsettled fork keeps its iterations (flagged, not dropped)", len(kept), len(ts))
+	}
+}
+
+func TestSteadyWindowsAndWarmup(t *testing.T) {
+	seq := 0
+	ts := forkTrials(1, &seq, 1000)
+	var series []record.Sample
+	for i, x := range append([]float64{50, 60, 55}, jitter(1000, 12)...) {
+		series = append(series, record.Sample{Variant: "v", Group: "main", Trial: 1, T: float64(i + 1), Requests: int64(x)})
+	}
+	series = append(series, record.Sample{Variant: "v", Group: "other", Trial: 1, T: 1, Requests: 1})
+	w := steadyWindows(ts, seriesByTrial(series))
+	if len(w) != 1 || w[0].Class != "warmup" || w[0].Seconds != 15 {
+		t.Errorf("windows %+v, want one 15 s warmup window (slow first seconds, other group ignored)", w)
+	}
+
+	var rounds []record.Trial
+	for i, x := range append([]float64{100, 110, 105}, jitter(1000, 9)...) {
+		rounds = append(rounds, record.Trial{Variant: "v", Group: "main", Fork: 1, Seq: i + 1, WallMs: 1000, RPS: x,
+			Reason: "warm-up round " + string(rune('1'+i%9))})
+	}
+	var c record.SteadyCell
+	warmupRecommendation(&c, rounds, "rps")
+	if !c.WarmupOK || c.WarmupMs != 3000 {
+		t.Errorf("warm-up: ok %v after %.0f ms (%s), want steady after 3000 ms (three slow 1 s rounds)", c.WarmupOK, c.WarmupMs, c.WarmupNote)
+	}
+}
+
+func TestSteadyLinesSkipsFlat(t *testing.T) {
+	dir := t.TempDir()
+	st := record.Steady{Metric: "rps", Cells: []record.SteadyCell{
+		{Variant: "a", Group: "main", Counts: map[string]int{"flat": 3}, Consistency: "flat"},
+		{Variant: "b", Group: "main", Counts: map[string]int{"flat": 2, "slowdown": 1}, Consistency: "bad inconsistent", Excluded: 2},
+	}}
+	if err := record.WriteJSON(dir, record.SteadyFile, st); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := steadyLines(&b, dir, record.Meta{Measured: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); strings.Contains(out, "a:") || !strings.Contains(out, "b: forks 2 flat, 1 slowdown (bad inconsistent)") {
+		t.Errorf("summary:\n%s\nwant a line for b only", out)
+	}
+}
+
+func TestSteadyOnlyMatchesAggregate(t *testing.T) {
+	seq := 0
+	k := record.CellKey{Variant: "v", Group: "main"}
+	ts := forkTrials(1, &seq, append([]float64{200, 210, 205, 198}, jitter(1000, 10)...)...)
+	got := steadyOnly(map[record.CellKey][]record.Trial{k: ts}, "rps")[k]
+	kept, _ := steadyCell(k, ts, "rps")
+	if len(got) != len(kept) || len(got) != 10 {
+		t.Errorf("steadyOnly kept %d trials, aggregate %d; want the same 10 steady iterations", len(got), len(kept))
+	}
+}
+
+// TestAggregateFlagsUnsettled runs the aggregate stage on a trials.csv
+// with one fork still climbing: the primary metric's summary row carries
+// the unsettled flag and steady.json says which fork.
+func TestAggregateFlagsUnsettled(t *testing.T) {
+	dir := t.TempDir()
+	seq := 0
+	ts := append(forkTrials(1, &seq, jitter(1000, 10)...), forkTrials(2, &seq, append(jitter(500, 10), 1000, 1000)...)...)
+	if err := record.WriteCSV(dir, record.TrialsFile, ts); err != nil {
+		t.Fatal(err)
+	}
+	m := &experiments.Manifest{Variants: experiments.Variants{{Name: "v"}},
+		Load: experiments.LoadSpec{Measure: "main"}}
+	s := &State{M: m, Dir: dir, Meta: record.Meta{Groups: []string{"main"}}, Opt: Options{Log: io.Discard}}
+	if m.Primary() != "rps" {
+		t.Fatalf("primary metric %s, want rps for a manifest without a burst group", m.Primary())
+	}
+	if err := (Aggregate{}).Run(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := record.ReadCSV[record.Summary](dir, record.SummaryFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range rows {
+		if r.Metric == "rps" {
+			found = true
+			if !strings.Contains(r.Flags, FlagUnsettled) {
+				t.Errorf("rps flags %q, want %s (fork 2 never settled)", r.Flags, FlagUnsettled)
+			}
+		} else if strings.Contains(r.Flags, FlagUnsettled) {
+			t.Errorf("%s flagged %s: only the primary metric is classified", r.Metric, FlagUnsettled)
+		}
+	}
+	if !found {
+		t.Fatal("no rps row in summary.csv")
+	}
+	st, ok, err := record.ReadSteady(dir)
+	if err != nil || !ok || len(st.Cells) != 1 || st.Cells[0].Unsettled != 1 || st.Cells[0].Forks[1].Class != "no steady state" {
+		t.Errorf("steady.json %+v (ok %v, err %v), want one cell with fork 2 unsettled", st, ok, err)
+	}
+}
