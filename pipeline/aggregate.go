@@ -262,29 +262,19 @@ func (Claims) Run(ctx context.Context, s *State) error {
 	if err != nil {
 		return err
 	}
-	cells := groupTrials(trials)
-	var out []record.Verdict
-	for _, c := range s.M.Claims {
-		sc := claimCells(s, c, cells)
-		v := stats.Evaluate(c.ID, c.Says, c.Check, sc, s.M.Seed)
-		capByForks(&v, c.Check, sc)
-		rv := record.Verdict{ID: v.ID, Says: v.Says, Status: v.Status, Reason: v.Reason, Leans: v.Leans, Evidence: v.Evidence,
-			Ratio: finite(v.Ratio), Low: finite(v.Low), High: finite(v.High), P: finite(v.P), Flags: v.Flags}
-		if d := c.Decision; d != nil {
-			rv.Decision = &record.Decision{When: d.When, Pick: d.Pick, Then: d.Then}
-		}
-		out = append(out, rv)
-		s.Logf("claim %s: %s", c.ID, v.Status)
+	out := EvaluateClaims(s.M, trials, stats.Options{Seed: s.M.Seed, Version: Version()})
+	for _, v := range out {
+		s.Logf("claim %s: %s", v.ID, v.Status)
 	}
 	return record.WriteJSON(s.Dir, record.VerdictsFile, out)
 }
 
 // claimCells builds the stats cells a claim is evaluated on: per cell of
 // its group, the per-fork medians as Values and the iterations per fork.
-func claimCells(s *State, c experiments.Claim, cells map[record.CellKey][]record.Trial) []stats.Cell {
+func claimCells(m *experiments.Manifest, c experiments.Claim, cells map[record.CellKey][]record.Trial) []stats.Cell {
 	group := c.Check.Group
 	if group == "" {
-		group = s.M.Load.Measure
+		group = m.Load.Measure
 	}
 	var sc []stats.Cell
 	for k, ts := range cells {

@@ -1,9 +1,6 @@
 package pipeline
 
 import (
-	"slices"
-	"strings"
-
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
@@ -15,31 +12,38 @@ import (
 // the bootstrap seed (the run's), the deciding version and, for a
 // sequential run, the look.
 func EvaluateClaims(m *experiments.Manifest, trials []record.Trial, o stats.Options) []record.Verdict {
-	cells := groupTrials(trials)
+	// Claims see the iterations summary.csv sees: a fork's iterations before
+	// its steady state are left out (pipeline/steady).
+	cells := steadyOnly(groupTrials(trials), m.Primary())
 	var out []record.Verdict
 	for _, c := range m.Claims {
-		group := c.Check.Group
-		if group == "" {
-			group = m.Load.Measure
+		sc := claimCells(m, c, cells)
+		co := o
+		if m.Forks.Sequential() && co.Sequential.MaxLooks == 0 {
+			// The last look of a sequential design: judged at the level its
+			// alpha spending leaves, so stopping early and going on to max
+			// keep the same error rates.
+			co.Sequential = stats.TrialLooks(replicates(sc), m.Forks.Min, m.Forks.Max)
 		}
-		var sc []stats.Cell
-		for k, ts := range cells {
-			if k.Group != group {
-				continue
-			}
-			sc = append(sc, stats.Cell{Variant: k.Variant, Point: record.ParsePoint(k.Point), Group: k.Group,
-				Metric: c.Check.Metric, Values: values(ts, c.Check.Metric)})
-		}
-		slices.SortFunc(sc, func(a, b stats.Cell) int {
-			return strings.Compare(a.Variant+record.FormatPoint(a.Point), b.Variant+record.FormatPoint(b.Point))
-		})
-		rv := RecordVerdict(stats.EvaluateWith(c.ID, c.Says, c.Check, sc, o))
+		v := stats.EvaluateWith(c.ID, c.Says, c.Check, sc, co)
+		capByForks(&v, c.Check, sc)
+		rv := RecordVerdict(v)
 		if d := c.Decision; d != nil {
 			rv.Decision = &record.Decision{When: d.When, Pick: d.Pick, Then: d.Then}
 		}
 		out = append(out, rv)
 	}
 	return out
+}
+
+// replicates is the most forks any of a claim's cells has: the look a
+// sequential design has reached for that claim.
+func replicates(cells []stats.Cell) int {
+	n := 0
+	for _, c := range cells {
+		n = max(n, len(c.Values))
+	}
+	return n
 }
 
 // RecordVerdict is the on-disk shape of a verdict: method, deciding point

@@ -94,14 +94,13 @@ func (r *replication) spend(s *State, c *cellState) bool {
 // boundary (Pocock, alpha spending) to take the place of a fixed alpha.
 type Decide func(s *State, look, maxLooks int) (map[CellID]bool, error)
 
-// DecideByClaims is the default Decide: every claim is evaluated with
-// stats.Evaluate on the valid trials so far; a claim that is supported or
-// contradicted needs no more data, and a cell is decided when every claim
-// that reads it is. Without claims nothing is ever decided, so a
-// sequential design runs to its max.
-//
-// It uses Evaluate's fixed-sample test at every look, which spends more
-// than alpha over repeated looks; a corrected boundary plugs in here.
+// DecideByClaims is the default Decide: every claim is evaluated on the
+// valid trials so far as look k of a group-sequential design
+// (stats.TrialLooks: Lan-DeMets alpha spending over the rounds from min to
+// max), so the error rates hold across the repeated looks; a claim that
+// stats.Decided says needs no more data frees its cells, and a cell is
+// decided when every claim that reads it is. Without claims nothing is
+// ever decided, so a sequential design runs to its max.
 func DecideByClaims(s *State, look, maxLooks int) (map[CellID]bool, error) {
 	trials, err := record.ReadCSV[record.Trial](s.Dir, record.TrialsFile)
 	if err != nil {
@@ -112,11 +111,14 @@ func DecideByClaims(s *State, look, maxLooks int) (map[CellID]bool, error) {
 	for _, c := range Cells(s.M) {
 		decided[c.ID()] = len(s.M.Claims) > 0
 	}
+	cells = steadyOnly(cells, s.M.Primary())
 	for _, c := range s.M.Claims {
-		sc := claimCells(s, c, cells)
-		v := stats.Evaluate(c.ID, c.Says, c.Check, sc, s.M.Seed)
+		sc := claimCells(s.M, c, cells)
+		o := stats.Options{Seed: s.M.Seed, Version: Version(),
+			Sequential: stats.TrialLooks(replicates(sc), s.M.Forks.Min, s.M.Forks.Max)}
+		v := stats.EvaluateWith(c.ID, c.Says, c.Check, sc, o)
 		capByForks(&v, c.Check, sc) // the same rule as the claims stage: no decision below MinForks
-		if v.Status != stats.Inconclusive {
+		if v.Status != stats.Inconclusive || stats.Decided(v) && len(sc) > 0 && replicates(sc) >= MinForks {
 			continue
 		}
 		for _, cell := range Cells(s.M) {
