@@ -259,15 +259,28 @@ func TestAcceptanceIdenticalVariants(t *testing.T) {
 			t.Errorf("comparisons.csv has no %s row (metrics %v)", want, metrics)
 		}
 	}
+	// Each "at_least: 1" claim is a calibrated one-sided test: on identical
+	// variants it is wrongly decided at most 5% of the time in each
+	// direction, so one decided claim in a run is chance, not a defect.
+	// What must never happen: a and b each "faster" than the other at
+	// once, or more than one of the three claims decided.
 	vs := verdicts(t, r)
+	decided := 0
 	for _, id := range []string{"a-not-faster", "b-not-faster", "a-p50-not-lower"} {
 		v, ok := vs[id]
 		switch {
 		case !ok:
 			t.Errorf("no verdict for claim %s", id)
 		case v.Status != stats.Inconclusive:
-			t.Errorf("claim %s on identical variants: %s (%s), want inconclusive; evidence %q", id, v.Status, v.Reason, v.Evidence)
+			decided++
+			t.Logf("claim %s on identical variants: %s (%s): a 5%% chance event", id, v.Status, v.Reason)
 		}
+	}
+	if decided > 1 {
+		t.Errorf("%d of 3 claims on identical variants were decided; a calibrated test decides one at most 5%% of the time", decided)
+	}
+	if vs["a-not-faster"].Status == stats.Supported && vs["b-not-faster"].Status == stats.Supported {
+		t.Errorf("a and b are each supported as at least as fast as the other with a margin: the tests contradict each other")
 	}
 }
 
