@@ -43,7 +43,7 @@ func (v *runView) markdown() []byte {
 	if len(vs) == 0 {
 		b.WriteString("No verdicts were recorded with this run.\n\n")
 	} else {
-		b.WriteString("| claim | seed's figure | our figure (95% CI) | verdict | host |\n|---|---|---|---|---|\n")
+		b.WriteString("| claim | seed's figure | our figure (CI) | verdict | size | host |\n|---|---|---|---|---|---|\n")
 		for _, x := range vs {
 			seed := "–"
 			if s, ok := v.seeds[x.ID]; ok {
@@ -56,7 +56,7 @@ func (v *runView) markdown() []byte {
 			if x.Ratio != 0 {
 				ours = num(x.Ratio)
 				if x.Low != 0 || x.High != 0 {
-					ours += " (" + num(x.Low) + "–" + num(x.High) + ")"
+					ours += " (" + ciLabel(x) + " " + num(x.Low) + "–" + num(x.High) + ")"
 				}
 				if x.P != 0 {
 					ours += ", p = " + pval(x.P)
@@ -68,7 +68,11 @@ func (v *runView) markdown() []byte {
 			if st := strength(x); st != x.Status {
 				verdict += " (" + mdText(st) + ")"
 			}
-			fmt.Fprintf(&b, "| %s `%s` | %s | %s | %s | %s |\n", mdText(x.Says), strings.ReplaceAll(x.ID, "`", "'"), seed, ours, verdict, mdText(orDash(v.Host)))
+			size := "–"
+			if s, ok := v.seeds[x.ID]; ok {
+				size = orDash(magnitude(s.Value, x))
+			}
+			fmt.Fprintf(&b, "| %s `%s` | %s | %s | %s | %s | %s |\n", mdText(x.Says), strings.ReplaceAll(x.ID, "`", "'"), seed, ours, verdict, size, mdText(orDash(v.Host)))
 		}
 		b.WriteString("\n")
 	}

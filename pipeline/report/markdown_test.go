@@ -9,8 +9,8 @@ func TestMarkdownTwin(t *testing.T) {
 	out := renderFixture(t)
 	md := readFile(t, out, "io-bound/"+ioRun+"/"+MarkdownFile)
 	for _, want := range []string{
-		"| claim | seed's figure | our figure (95% CI) | verdict | host |",
-		"| WebFlux finishes an I/O-bound burst faster than virtual threads `webflux-beats-virtual` | 1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall, single trials) | 0.95 (0.89–1.45), p = 0.065 | **inconclusive** |",
+		"| claim | seed's figure | our figure (CI) | verdict | size | host |",
+		"| WebFlux finishes an I/O-bound burst faster than virtual threads `webflux-beats-virtual` | 1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall, single trials) | 0.95 (95% CI 0.89–1.45), p = 0.065 | **inconclusive** | smaller here |",
 		"**Answer:** Median wall time (ms): platform 990",
 		"[The full report with charts](index.html)",
 		"## Method",

@@ -99,8 +99,36 @@ type verdictRow struct {
 	Reason, Leans              string
 	Evidence                   []string
 	Numbers                    string
+	Seed                       string // the seed's figure beside ours, with the magnitude reading
 	Flags                      []string
 	Decision                   *record.Decision
+}
+
+// ciLabel names a verdict's interval: 1 - 2 x its one-sided level (90% for
+// the calibrated rules' 5% tests); runs decided before levels were
+// recorded used 95% intervals.
+func ciLabel(x record.Verdict) string {
+	if x.Level > 0 && x.Level < 0.5 {
+		return fmt.Sprintf("%g%% CI", math.Round(1000*(1-2*x.Level))/10)
+	}
+	return "95% CI"
+}
+
+// magnitude reads the seed's figure against our interval of the same
+// ratio: inside it the size is reproduced; below it the effect is larger
+// here, above it smaller here. The verdict says whether the direction
+// holds; this says whether the size does.
+func magnitude(seed float64, x record.Verdict) string {
+	if x.Low == 0 && x.High == 0 || math.IsNaN(seed) {
+		return ""
+	}
+	switch {
+	case seed < x.Low:
+		return "larger here"
+	case seed > x.High:
+		return "smaller here"
+	}
+	return "reproduced"
 }
 
 type summaryRow struct {
@@ -325,7 +353,7 @@ func (v *runView) verdicts() error {
 		if x.Ratio != 0 {
 			s := "ratio " + num(x.Ratio)
 			if x.Low != 0 || x.High != 0 {
-				s += " (95% CI " + num(x.Low) + "–" + num(x.High) + ")"
+				s += " (" + ciLabel(x) + " " + num(x.Low) + "–" + num(x.High) + ")"
 			}
 			nums = append(nums, s)
 		}
@@ -333,6 +361,15 @@ func (v *runView) verdicts() error {
 			nums = append(nums, "p = "+pval(x.P))
 		}
 		row.Numbers = strings.Join(nums, ", ")
+		if sf, ok := v.seeds[x.ID]; ok {
+			row.Seed = "The write-up's figure: " + num(sf.Value)
+			if sf.From != "" {
+				row.Seed += " (" + strings.TrimRight(sf.From, ".") + ")"
+			}
+			if m := magnitude(sf.Value, x); m != "" {
+				row.Seed += "; size: " + m
+			}
+		}
 		v.Verdicts = append(v.Verdicts, row)
 	}
 	return nil
