@@ -133,7 +133,7 @@ func forkValues(ts []record.Trial, metric string) (medians []float64, forks [][]
 		forks[i] = append(forks[i], x)
 	}
 	for _, f := range forks {
-		medians = append(medians, median(f))
+		medians = append(medians, stats.Median(f))
 	}
 	return medians, forks
 }
@@ -152,17 +152,6 @@ func spoiled(t record.Trial, metric string) bool {
 		}
 	}
 	return false
-}
-
-// median of a fork's iterations; the mean of the middle two for an even count.
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // values is the per-fork medians of one metric.

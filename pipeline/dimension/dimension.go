@@ -34,6 +34,7 @@ package dimension
 import (
 	"errors"
 	"fmt"
+	tstats "github.com/threadlab/threadlab/pipeline/stats"
 	"math"
 	"slices"
 
@@ -96,7 +97,7 @@ func Estimate(forks [][]float64) (Components, error) {
 	}
 	c.Forks, c.N = a, n
 	c.Mean = mean(all)
-	c.Median = median(all)
+	c.Median = tstats.Median(all)
 	c.Balanced = slices.Min(sizes) == slices.Max(sizes)
 	if n == a {
 		c.SingleIteration, c.Iterations = true, 1
@@ -289,14 +290,4 @@ func variance(v []float64) float64 {
 		ss += (x - m) * (x - m)
 	}
 	return ss / float64(len(v)-1)
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

@@ -137,6 +137,10 @@ func num(x float64) *float64 {
 }
 
 // median is the plain sample median of xs (NaN when empty); it sorts a copy.
+// Median is the median of xs (the mean of the middle two for an even
+// count), NaN for none: the one median every package uses.
+func Median(xs []float64) float64 { return median(xs) }
+
 func median(xs []float64) float64 {
 	m, err := mstats.Median(xs)
 	if err != nil {

@@ -1,6 +1,7 @@
 package steady
 
 import (
+	"github.com/threadlab/threadlab/pipeline/stats"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -48,7 +49,7 @@ func iterations(t *testing.T, url string, iters, per int) []float64 {
 			res.Body.Close()
 			lat[j] = float64(time.Since(start)) / float64(time.Millisecond)
 		}
-		x[i] = median(lat)
+		x[i] = stats.Median(lat)
 	}
 	return x
 }

@@ -16,6 +16,7 @@
 package steady
 
 import (
+	"github.com/threadlab/threadlab/pipeline/stats"
 	"math"
 	"slices"
 )
@@ -180,7 +181,7 @@ func segment(x []float64, start, end int) Segment {
 	for _, y := range v {
 		ss += (y - mean) * (y - mean)
 	}
-	return Segment{Start: start, End: end, Mean: mean, Median: median(v), Var: ss / float64(len(v))}
+	return Segment{Start: start, End: end, Mean: mean, Median: stats.Median(v), Var: ss / float64(len(v))}
 }
 
 // merge joins adjacent segments at the same level, repeatedly, so that a
@@ -209,14 +210,4 @@ func merge(x []float64, segs []Segment, tol float64) []Segment {
 // same: |a-b| <= tol·max(|a|,|b|); two zeros are the same level.
 func same(a, b, tol float64) bool {
 	return math.Abs(a-b) <= tol*max(math.Abs(a), math.Abs(b))
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
