@@ -19,6 +19,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -259,28 +260,28 @@ func TestAcceptanceIdenticalVariants(t *testing.T) {
 			t.Errorf("comparisons.csv has no %s row (metrics %v)", want, metrics)
 		}
 	}
-	// Each "at_least: 1" claim is a calibrated one-sided test: on identical
-	// variants it is wrongly decided at most 5% of the time in each
-	// direction, so one decided claim in a run is chance, not a defect.
-	// What must never happen: a and b each "faster" than the other at
-	// once, or more than one of the three claims decided.
+	// Each "at_least: 1" claim is a calibrated one-sided test of a
+	// direction, so on a quiet host it can resolve a real but tiny
+	// difference between two "identical" processes (0.3% was seen: port,
+	// start order); a decided claim is then no error. What must never
+	// happen: the mirror claims a-not-faster and b-not-faster both
+	// supported or both contradicted, or a decision resting on more than a
+	// few percent between identical variants.
 	vs := verdicts(t, r)
-	decided := 0
 	for _, id := range []string{"a-not-faster", "b-not-faster", "a-p50-not-lower"} {
 		v, ok := vs[id]
 		switch {
 		case !ok:
 			t.Errorf("no verdict for claim %s", id)
 		case v.Status != stats.Inconclusive:
-			decided++
-			t.Logf("claim %s on identical variants: %s (%s): a 5%% chance event", id, v.Status, v.Reason)
+			t.Logf("claim %s on identical variants: %s (%s)", id, v.Status, v.Reason)
+			if v.Ratio != 0 && math.Abs(v.Ratio-1) > 0.05 {
+				t.Errorf("claim %s decided on a ratio of %.3f between identical variants: want within 5%% of 1", id, v.Ratio)
+			}
 		}
 	}
-	if decided > 1 {
-		t.Errorf("%d of 3 claims on identical variants were decided; a calibrated test decides one at most 5%% of the time", decided)
-	}
-	if vs["a-not-faster"].Status == stats.Supported && vs["b-not-faster"].Status == stats.Supported {
-		t.Errorf("a and b are each supported as at least as fast as the other with a margin: the tests contradict each other")
+	if a, b := vs["a-not-faster"].Status, vs["b-not-faster"].Status; a == b && a != stats.Inconclusive {
+		t.Errorf("the mirror claims a-not-faster and b-not-faster are both %s: the tests contradict each other", a)
 	}
 }
 
