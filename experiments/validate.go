@@ -10,6 +10,7 @@ import (
 
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/pipeline/metric"
 )
 
 // BuiltinTargets are the Spring Boot targets under env/targets.
@@ -18,8 +19,9 @@ var BuiltinTargets = []string{"spring-mvc", "spring-webflux"}
 // Models the load generator offers.
 var Models = []string{"closed", "open", "burst", "ramp"}
 
-// Metrics a claim may name: the numeric columns of trials.csv.
-var Metrics = []string{"rps", "requests", "errors", "error_pct", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "mean_ms", "wall_ms", "distinct_threads", "target_cpu_pct", "target_peak_threads", "target_peak_rss_mb", "gen_cpu_pct"}
+// Metrics a claim may name: the measured numeric columns of trials.csv, as
+// pipeline/metric (their one home) marks them claimable.
+var Metrics = metric.Claimable()
 
 // Normalize fills every default in one place, so the manifest saved with a
 // run states exactly what ran. It is idempotent.
@@ -128,13 +130,13 @@ func (m *Manifest) Measured() *Group {
 	return nil
 }
 
-// Primary is the metric that answers the question: wall time for a burst
-// (seeds 000 and 003 measure time until all answered), throughput otherwise.
+// Primary is the metric that answers the question, by metric.Primary's rule
+// for the measured group's load model.
 func (m *Manifest) Primary() string {
-	if g := m.Measured(); g != nil && g.Model == "burst" {
-		return "wall_ms"
+	if g := m.Measured(); g != nil {
+		return metric.Primary(g.Model)
 	}
-	return "rps"
+	return metric.Primary("")
 }
 
 // Variant returns the named variant.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/threadlab/threadlab/pipeline/diff"
+	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
 
@@ -49,7 +50,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	var opt diff.Options
 	if *metrics != "" {
-		known := diff.Metrics()
+		known := metric.Names()
 		for _, m := range strings.Split(*metrics, ",") {
 			m = strings.TrimSpace(m)
 			if !slices.Contains(known, m) {

@@ -46,7 +46,7 @@ func TestDiffCommand(t *testing.T) {
 		{"html", []string{"--format", "html", base, slower}, 0,
 			[]string{"<!DOCTYPE html>", "1 of 2 verdict(s) changed", `<tr class="geomean">`, "Fingerprints side by side"}, "", "the comparison page on stdout"},
 		{"bad format", []string{"--format", "pdf", base, same}, 2, nil, `--format "pdf": use markdown, html or text`, "formats are named"},
-		{"bad metric", []string{"--metric", "latency", base, same}, 2, nil, `--metric "latency" is not a numeric column of trials.csv (use requests, `, "a typo lists the columns"},
+		{"bad metric", []string{"--metric", "latency", base, same}, 2, nil, `--metric "latency" is not a numeric column of trials.csv (use rps, requests, `, "a typo lists the columns"},
 		{"bad flag", []string{"--colour", base, same}, 2, nil, "flag provided but not defined: -colour", "unknown flags are usage errors"},
 		{"not a run", []string{base, t.TempDir()}, 1, nil, "new run: ", "a directory without run.json says which side and what to pass"},
 	}

@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/threadlab/threadlab/env"
+	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
 	"gopkg.in/yaml.v3"
@@ -154,8 +155,8 @@ func Runs(a, b *record.Run, opt Options) (*Result, error) {
 		metrics = defaultMetrics(a, b)
 	}
 	for _, m := range metrics {
-		if _, ok := columns()[m]; !ok {
-			return nil, fmt.Errorf("unknown metric %q: use a numeric column of trials.csv (%s)", m, strings.Join(Metrics(), ", "))
+		if _, ok := metric.Lookup(m); !ok {
+			return nil, fmt.Errorf("unknown metric %q: use a numeric column of trials.csv (%s)", m, strings.Join(metric.Names(), ", "))
 		}
 	}
 	res := &Result{Old: side(a), New: side(b), Alpha: alpha}
@@ -175,13 +176,13 @@ func Runs(a, b *record.Run, opt Options) (*Result, error) {
 
 	oldCells, newCells := cells(a), cells(b)
 	keys := order(a, b, oldCells, newCells)
-	for _, metric := range metrics {
-		t := Table{Metric: metric, HigherIsBetter: stats.HigherIsBetter(metric)}
+	for _, name := range metrics {
+		t := Table{Metric: name, HigherIsBetter: metric.HigherIsBetter(name)}
 		var fam []stats.Comparison
 		var at []int
 		for _, k := range keys {
 			o, n := oldCells.get(k), newCells.get(k)
-			xo, xn := values(o.valid, metric), values(n.valid, metric)
+			xo, xn := values(o.valid, name), values(n.valid, name)
 			row := Row{Variant: k.Variant, Point: k.Point, Group: k.Group,
 				Old: stats.Summarize(xo), New: stats.Summarize(xn), OldInvalid: o.invalid, NewInvalid: n.invalid}
 			if len(xo) > 0 {
@@ -432,68 +433,14 @@ func comparePoints(x, y string) int {
 }
 
 // values extracts one metric from trials, skipping NaN.
-func values(ts []record.Trial, metric string) []float64 {
+func values(ts []record.Trial, name string) []float64 {
 	var xs []float64
 	for _, t := range ts {
-		if x, ok := Metric(t, metric); ok && !math.IsNaN(x) {
+		if x, ok := metric.Value(t, name); ok && !math.IsNaN(x) {
 			xs = append(xs, x)
 		}
 	}
 	return xs
-}
-
-// notMetrics are numeric trials.csv columns that identify a trial rather
-// than measure it.
-var notMetrics = []string{"trial", "seq", "pid"}
-
-// columnIndex maps every numeric trials.csv column that measures something
-// to its field in record.Trial. It is read from the csv tags, so a column
-// added to trials.csv can be diffed without a change here.
-var columnIndex = indexColumns()
-
-func columns() map[string]int { return columnIndex }
-
-func indexColumns() map[string]int {
-	m := map[string]int{}
-	typ := reflect.TypeOf(record.Trial{})
-	for i := 0; i < typ.NumField(); i++ {
-		f := typ.Field(i)
-		name := f.Tag.Get("csv")
-		if name == "" || slices.Contains(notMetrics, name) {
-			continue
-		}
-		switch f.Type.Kind() {
-		case reflect.Int, reflect.Int64, reflect.Float64:
-			m[name] = i
-		}
-	}
-	return m
-}
-
-// Metrics lists the trials.csv columns Runs can compare, in file order.
-func Metrics() []string {
-	idx := columns()
-	out := make([]string, 0, len(idx))
-	for name := range idx {
-		out = append(out, name)
-	}
-	slices.SortFunc(out, func(x, y string) int { return idx[x] - idx[y] })
-	return out
-}
-
-// Metric reads a numeric trials.csv column of t by name.
-func Metric(t record.Trial, name string) (float64, bool) {
-	i, ok := columns()[name]
-	if !ok {
-		return 0, false
-	}
-	v := reflect.ValueOf(t).Field(i)
-	switch v.Kind() {
-	case reflect.Int, reflect.Int64:
-		return float64(v.Int()), true
-	default:
-		return v.Float(), true
-	}
 }
 
 func orDash(s string) string {

@@ -252,7 +252,7 @@ func TestDiffRunsErrors(t *testing.T) {
 		want     string
 		why      string
 	}{
-		{"unknown metric", base, base, Options{Metrics: []string{"latency"}}, `unknown metric "latency": use a numeric column of trials.csv (requests, `,
+		{"unknown metric", base, base, Options{Metrics: []string{"latency"}}, `unknown metric "latency": use a numeric column of trials.csv (rps, requests, `,
 			"a typo in --metric names the columns that exist"},
 		{"identity column", base, base, Options{Metrics: []string{"seq"}}, `unknown metric "seq"`,
 			"trial, seq and pid number trials; they measure nothing"},
@@ -265,26 +265,6 @@ func TestDiffRunsErrors(t *testing.T) {
 		_, err := Runs(c.old, c.new, c.opt)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s (%s): error %v, want one containing %q", c.name, c.why, err, c.want)
-		}
-	}
-}
-
-func TestDiffMetrics(t *testing.T) {
-	ms := Metrics()
-	for _, want := range []string{"rps", "wall_ms", "p99_ms", "errors", "target_cpu_pct", "distinct_threads"} {
-		if !slices.Contains(ms, want) {
-			t.Errorf("Metrics() lacks %s: %v", want, ms)
-		}
-	}
-	for _, not := range []string{"trial", "seq", "pid", "variant", "valid"} {
-		if slices.Contains(ms, not) {
-			t.Errorf("Metrics() lists %s, which is not a measurement", not)
-		}
-	}
-	tr := record.Trial{RPS: 12.5, Requests: 7, DistinctThreads: 3}
-	for name, want := range map[string]float64{"rps": 12.5, "requests": 7, "distinct_threads": 3} {
-		if got, ok := Metric(tr, name); !ok || got != want {
-			t.Errorf("Metric(%s) = %g, %v; want %g", name, got, ok, want)
 		}
 	}
 }

@@ -32,6 +32,9 @@ type Def struct {
 }
 
 // Defs lists every numeric trials.csv column in the order tables show them.
+// CPU of one process is a share of one core, as top and the JVM report it
+// (200% is two cores busy), so its label says "% of one core"; the host's
+// busy share before a trial is of all CPUs.
 var Defs = []Def{
 	{"rps", "rps", "throughput (req/s)", "req/s", true, "load generator: completed requests per second of the measured window", true,
 		func(t record.Trial) float64 { return t.RPS }},
@@ -39,7 +42,7 @@ var Defs = []Def{
 		func(t record.Trial) float64 { return float64(t.Requests) }},
 	{"errors", "errors", "errors", "", false, "load generator: failed requests (non-2xx, timeouts, connection errors)", true,
 		func(t record.Trial) float64 { return float64(t.Errors) }},
-	{"error_pct", "error_pct", "errors (%)", "%", false, "load generator: errors over requests", true,
+	{"error_pct", "error_pct", "errors (% of requests)", "%", false, "load generator: errors over requests", true,
 		func(t record.Trial) float64 { return t.ErrorPct }},
 	{"p50_ms", "p50_ms", "p50 latency (ms)", "ms", false, "load generator: HdrHistogram of response times", true,
 		func(t record.Trial) float64 { return t.P50Ms }},
@@ -57,23 +60,23 @@ var Defs = []Def{
 		func(t record.Trial) float64 { return t.WallMs }},
 	{"distinct_threads", "distinct_threads", "server threads used", "", false, "target: distinct thread names reported in responses", true,
 		func(t record.Trial) float64 { return float64(t.DistinctThreads) }},
-	{"target_cpu_pct", "target_cpu_pct", "target CPU (%)", "%", false, "telemetry: target process CPU over the trial", true,
+	{"target_cpu_pct", "target_cpu_pct", "target CPU (% of one core)", "% of one core", false, "telemetry: target process CPU over the trial", true,
 		func(t record.Trial) float64 { return t.TargetCPUPct }},
-	{"target_peak_threads", "target_peak_threads", "target peak OS threads", "", false, "telemetry: peak OS threads of the target process", true,
+	{"target_peak_threads", "target_peak_threads", "target OS threads (peak)", "", false, "telemetry: peak OS threads of the target process", true,
 		func(t record.Trial) float64 { return float64(t.TargetThreads) }},
-	{"target_peak_rss_mb", "target_peak_rss_mb", "target peak RSS (MiB)", "MiB", false, "telemetry: peak resident memory of the target process", true,
+	{"target_peak_rss_mb", "target_peak_rss_mb", "target memory, peak RSS (MiB)", "MiB", false, "telemetry: peak resident memory of the target process", true,
 		func(t record.Trial) float64 { return t.TargetRSSMB }},
-	{"gen_cpu_pct", "gen_cpu_pct", "generator CPU (%)", "%", false, "telemetry: load generator CPU (a saturated generator measures itself)", true,
+	{"gen_cpu_pct", "gen_cpu_pct", "generator CPU (% of one core)", "% of one core", false, "telemetry: load generator CPU (a saturated generator measures itself)", true,
 		func(t record.Trial) float64 { return t.GenCPUPct }},
 	{"asked_rate", "asked_rate", "asked rate (req/s)", "req/s", true, "load generator: the open-model arrival rate asked for", false,
 		func(t record.Trial) float64 { return t.AskedRate }},
 	{"achieved_rate", "achieved_rate", "achieved rate (req/s)", "req/s", true, "load generator: arrivals actually sent", false,
 		func(t record.Trial) float64 { return t.AchievedRate }},
-	{"missed", "missed", "missed arrivals", "", false, "load generator: arrivals dropped because no connection was free", false,
+	{"missed", "missed", "missed sends", "", false, "load generator: arrivals dropped because no connection was free", false,
 		func(t record.Trial) float64 { return float64(t.Missed) }},
-	{"late_pct", "late_pct", "late arrivals (%)", "%", false, "load generator: arrivals sent behind schedule", false,
+	{"late_pct", "late_pct", "late sends (% of sends)", "%", false, "load generator: arrivals sent behind schedule", false,
 		func(t record.Trial) float64 { return t.LatePct }},
-	{"host_busy_pct", "host_busy_pct", "host busy before trial (%)", "%", false, "host check: CPU used outside threadlab before the trial", false,
+	{"host_busy_pct", "host_busy_pct", "host busy before the trial (% of all CPUs)", "% of all CPUs", false, "host check: CPU used outside threadlab before the trial", false,
 		func(t record.Trial) float64 { return t.HostBusyPct }},
 	{"host_outside_pct", "host_outside_pct", "host CPU outside threadlab during the window (% of one core)", "% of one core", false, "series: host CPU minus threadlab, the target and its services, averaged over the window (the in-trial noise gate)", false,
 		func(t record.Trial) float64 { return t.HostOutsidePct }},
@@ -81,7 +84,7 @@ var Defs = []Def{
 		func(t record.Trial) float64 { return t.HostStealPct }},
 	{"cooldown_ms", "cooldown_ms", "cool-down wait (ms)", "ms", false, "pipeline: time waited for the host to go quiet", false,
 		func(t record.Trial) float64 { return t.CoolDownMs }},
-	{"startup_ms", "startup_ms", "target startup (ms)", "ms", false, "pipeline: start of the target to its ready probe", false,
+	{"startup_ms", "startup_ms", "target start-up (ms)", "ms", false, "pipeline: start of the target to its ready probe", false,
 		func(t record.Trial) float64 { return t.StartupMs }},
 }
 
@@ -119,6 +122,36 @@ func Claimable() []string {
 		}
 	}
 	return out
+}
+
+// Names lists every metric, claimable or not, in table order.
+func Names() []string {
+	out := make([]string, len(Defs))
+	for i, d := range Defs {
+		out[i] = d.Name
+	}
+	return out
+}
+
+// Rank is the metric's position in table order; an unknown name ranks
+// after every known one.
+func Rank(name string) int {
+	if i := slices.IndexFunc(Defs, func(d Def) bool { return d.Name == name }); i >= 0 {
+		return i
+	}
+	return len(Defs)
+}
+
+// Primary is the metric that answers an experiment's question, given the
+// load model of its measured group: wall time for a burst (seeds 000 and
+// 003 measure the time until all are answered), throughput otherwise.
+// experiments.Manifest.Primary and the report (for runs whose run.json
+// predates primary_metric) both ask here.
+func Primary(model string) string {
+	if model == "burst" {
+		return "wall_ms"
+	}
+	return "rps"
 }
 
 // Value reads metric name from a trial; false when no such metric exists.

@@ -3,6 +3,7 @@ package metric
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/threadlab/threadlab/pipeline/record"
@@ -75,5 +76,50 @@ func TestLookupHelpers(t *testing.T) {
 	}
 	if c := Claimable(); !slices.Contains(c, "wall_ms") || slices.Contains(c, "host_busy_pct") {
 		t.Errorf("Claimable() = %v: measured columns only, not the host's", c)
+	}
+}
+
+// TestIdentifiersAreNotMetrics: the columns that name a trial must not be
+// compared, diffed or claimed, whatever their type.
+func TestIdentifiersAreNotMetrics(t *testing.T) {
+	for _, col := range append(notMetrics, "variant", "valid", "point") {
+		if _, ok := Lookup(col); ok {
+			t.Errorf("Lookup(%q) found a Def: %s identifies a trial, it measures nothing", col, col)
+		}
+		if Rank(col) != len(Defs) {
+			t.Errorf("Rank(%q) = %d, want %d (after every metric)", col, Rank(col), len(Defs))
+		}
+	}
+	names := Names()
+	if len(names) != len(Defs) || names[0] != Defs[0].Name || Rank(names[3]) != 3 {
+		t.Errorf("Names() = %v: every Def, in table order", names)
+	}
+}
+
+func TestPrimary(t *testing.T) {
+	tests := []struct{ model, want, why string }{
+		{"burst", "wall_ms", "a burst is judged by the time until all are answered (seeds 000, 003)"},
+		{"closed", "rps", "a steady load is judged by its throughput"},
+		{"open", "rps", "so is an open-model load"},
+		{"", "rps", "no measured group (an old run): throughput"},
+	}
+	for _, tt := range tests {
+		if got := Primary(tt.model); got != tt.want {
+			t.Errorf("Primary(%q) = %q, want %q (%s)", tt.model, got, tt.want, tt.why)
+		}
+		if _, ok := Lookup(Primary(tt.model)); !ok {
+			t.Errorf("Primary(%q) names no Def", tt.model)
+		}
+	}
+}
+
+// TestCPUIsShareOfOneCore: a process's CPU is reported per core (200% is
+// two cores busy); a label saying only "%" reads as a share of the machine.
+func TestCPUIsShareOfOneCore(t *testing.T) {
+	for _, name := range []string{"target_cpu_pct", "gen_cpu_pct"} {
+		d, _ := Lookup(name)
+		if d.Unit != "% of one core" || !strings.HasSuffix(d.Label, "(% of one core)") {
+			t.Errorf("%s: label %q unit %q, want the share of one core", name, d.Label, d.Unit)
+		}
 	}
 }

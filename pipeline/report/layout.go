@@ -2,11 +2,11 @@ package report
 
 import (
 	"math"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"gopkg.in/yaml.v3"
 )
@@ -224,9 +224,9 @@ func measuredGroup(m *manifestInfo, groups []string) string {
 	return ""
 }
 
-// primaryMetric is the pipeline's rule (experiments.Manifest.Primary) for
-// runs whose run.json predates primary_metric: a burst is judged by its
-// wall time (seeds 000 and 003), any other load by its throughput.
+// primaryMetric is the pipeline's rule (metric.Primary, which
+// experiments.Manifest.Primary also asks) for runs whose run.json predates
+// primary_metric, applied to the measured group's load model.
 func primaryMetric(measured string, models map[string]string) string {
 	model, ok := models[measured]
 	if !ok && len(models) == 1 {
@@ -234,10 +234,7 @@ func primaryMetric(measured string, models map[string]string) string {
 			model = v
 		}
 	}
-	if model == "burst" {
-		return "wall_ms"
-	}
-	return "rps"
+	return metric.Primary(model)
 }
 
 // sortPoints orders sweep points by each key's manifest value order, then
@@ -275,96 +272,22 @@ func sortPoints(points, keys []string, order map[string][]string) []string {
 	return out
 }
 
-// trialColumns maps trials.csv numeric columns to their struct field, so a
-// metric named in a manifest or summary.csv can be read from any trial.
-var trialColumns, trialColumnOrder = func() (map[string]int, []string) {
-	idx := map[string]int{}
-	var order []string
-	t := reflect.TypeOf(record.Trial{})
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		switch f.Type.Kind() {
-		case reflect.Float64, reflect.Int, reflect.Int64:
-			name := f.Tag.Get("csv")
-			if name == "trial" || name == "seq" || name == "pid" {
-				continue
-			}
-			idx[name] = i
-			order = append(order, name)
-		}
-	}
-	return idx, order
-}()
-
-func isTrialMetric(name string) bool { _, ok := trialColumns[name]; return ok }
+// What the report knows about a metric (label, direction, order, how to
+// read it from a trial) comes from pipeline/metric, the one home of metric
+// definitions; these short names keep the chart and table code readable
+// where a local variable is called metric.
 
 // metricValue reads a trials.csv column from t; ok is false for unknown names.
-func metricValue(t record.Trial, name string) (float64, bool) {
-	i, ok := trialColumns[name]
-	if !ok {
-		return 0, false
-	}
-	v := reflect.ValueOf(t).Field(i)
-	switch v.Kind() {
-	case reflect.Float64:
-		return v.Float(), true
-	default:
-		return float64(v.Int()), true
-	}
-}
+func metricValue(t record.Trial, name string) (float64, bool) { return metric.Value(t, name) }
 
-// metricRank orders metrics as trials.csv orders its columns; others last, by name.
-func metricRank(name string) int {
-	for i, n := range trialColumnOrder {
-		if n == name {
-			return i
-		}
-	}
-	return len(trialColumnOrder)
-}
+// metricRank orders metrics as tables show them; others last.
+func metricRank(name string) int { return metric.Rank(name) }
 
-// metricLabels name the metrics with their unit for axes, headings and
-// tables. pipeline/metric (one home for metric definitions) is not on this
-// branch yet; when it lands, this table should read its labels instead.
-// CPU is a share of one core, as top and the JVM report it: 200% is two
-// cores busy, so the label says so.
-var metricLabels = map[string]string{
-	"rps":                 "throughput (req/s)",
-	"wall_ms":             "wall time (ms)",
-	"p50_ms":              "p50 latency (ms)",
-	"p90_ms":              "p90 latency (ms)",
-	"p99_ms":              "p99 latency (ms)",
-	"p999_ms":             "p99.9 latency (ms)",
-	"max_ms":              "max latency (ms)",
-	"mean_ms":             "mean latency (ms)",
-	"error_pct":           "errors (% of requests)",
-	"errors":              "errors",
-	"requests":            "requests",
-	"distinct_threads":    "server threads used",
-	"target_cpu_pct":      "target CPU (% of one core)",
-	"gen_cpu_pct":         "generator CPU (% of one core)",
-	"target_peak_threads": "target OS threads (peak)",
-	"target_peak_rss_mb":  "target memory, peak RSS (MB)",
-	"host_busy_pct":       "host busy before the trial (% of all CPUs)",
-	"achieved_rate":       "achieved rate (req/s)",
-	"asked_rate":          "asked rate (req/s)",
-	"missed":              "missed sends",
-	"late_pct":            "late sends (% of sends)",
-	"startup_ms":          "target start-up (ms)",
-	"cooldown_ms":         "cool-down wait (ms)",
-}
-
-func metricLabel(name string) string {
-	if l, ok := metricLabels[name]; ok {
-		return l
-	}
-	return name
-}
+// metricLabel names a metric with its unit for axes, headings and tables.
+func metricLabel(name string) string { return metric.Label(name) }
 
 // lowerIsBetter tells chart captions which direction is good.
-func lowerIsBetter(metric string) bool {
-	return strings.HasSuffix(metric, "_ms") || strings.HasPrefix(metric, "error") || metric == "missed" || metric == "late_pct"
-}
+func lowerIsBetter(name string) bool { return !metric.HigherIsBetter(name) }
 
 // median of xs (xs is reordered); NaN for none.
 func median(xs []float64) float64 {

@@ -523,7 +523,7 @@ func (v *runView) trials() {
 	if extra {
 		v.TrialCols = append(v.TrialCols, v.layout.Primary)
 	}
-	v.TrialCols = append(v.TrialCols, "rps", "p50_ms", "p99_ms", "wall_ms", "errors", "threads", "target CPU (% of one core)", "generator CPU (% of one core)", "host busy (% of all CPUs)", "reason")
+	v.TrialCols = append(v.TrialCols, "rps", "p50_ms", "p99_ms", "wall_ms", "errors", "threads", metricLabel("target_cpu_pct"), metricLabel("gen_cpu_pct"), "host busy (% of all CPUs)", "reason")
 	rows := append([]record.Trial(nil), v.run.Trials...)
 	sort.SliceStable(rows, func(i, j int) bool {
 		if rows[i].Seq != rows[j].Seq {
