@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"github.com/threadlab/threadlab/pipeline/metric"
 	"math"
 	"slices"
 	"strings"
@@ -160,44 +161,9 @@ func values(ts []record.Trial, metric string) []float64 {
 	return xs
 }
 
-// Metric reads a trials.csv column by name.
-func Metric(t record.Trial, name string) (float64, bool) {
-	switch name {
-	case "rps":
-		return t.RPS, true
-	case "requests":
-		return float64(t.Requests), true
-	case "errors":
-		return float64(t.Errors), true
-	case "error_pct":
-		return t.ErrorPct, true
-	case "p50_ms":
-		return t.P50Ms, true
-	case "p90_ms":
-		return t.P90Ms, true
-	case "p99_ms":
-		return t.P99Ms, true
-	case "p999_ms":
-		return t.P999Ms, true
-	case "max_ms":
-		return t.MaxMs, true
-	case "mean_ms":
-		return t.MeanMs, true
-	case "wall_ms":
-		return t.WallMs, true
-	case "distinct_threads":
-		return float64(t.DistinctThreads), true
-	case "target_cpu_pct":
-		return t.TargetCPUPct, true
-	case "target_peak_threads":
-		return float64(t.TargetThreads), true
-	case "target_peak_rss_mb":
-		return t.TargetRSSMB, true
-	case "gen_cpu_pct":
-		return t.GenCPUPct, true
-	}
-	return 0, false
-}
+// Metric reads a trials.csv column by name, from the one list of metric
+// definitions (pipeline/metric).
+func Metric(t record.Trial, name string) (float64, bool) { return metric.Value(t, name) }
 
 // comparisons puts every variant against the first one (the baseline) at
 // each point, per metric, with Holm's correction across each metric's family.
