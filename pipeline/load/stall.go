@@ -60,7 +60,12 @@ func (g *groupRun) checkStall(now int64, workers []*worker) bool {
 	for _, w := range workers {
 		last = max(last, w.answered.Load()-1)
 		failed = max(failed, w.failedAt.Load()-1)
-		inFlight = inFlight || w.started.Load() != 0
+		// A request counts as outstanding once it has waited the limit
+		// itself: one sent a moment ago after a long think time is not a
+		// sign of a frozen target, however long ago the last answer came.
+		if s := w.started.Load(); s > 0 && now-(s-1) >= st.limit || s < 0 {
+			inFlight = true
+		}
 	}
 	if now-last < st.limit || !(inFlight || failed > last) {
 		return false
