@@ -95,6 +95,13 @@ type variant struct {
 // statistics, not about waiting for an idle host.
 func manifest(t *testing.T, name string, ms int, vs []variant, claims string) *experiments.Manifest {
 	t.Helper()
+	return manifestWith(t, name, ms, vs, claims, "trials: 6")
+}
+
+// manifestWith is manifest with its replication lines (trials: 6,
+// forks: 10 with iterations: 1, forks: {min: 4, max: 20}) given.
+func manifestWith(t *testing.T, name string, ms int, vs []variant, claims, replication string) *experiments.Manifest {
+	t.Helper()
 	bin := fakeserver(t)
 	var b strings.Builder
 	fmt.Fprintf(&b, "name: %s\ntitle: acceptance %s\nquestion: does threadlab tell what the fake server was told to do?\n", name, name)
@@ -113,12 +120,12 @@ func manifest(t *testing.T, name string, ms int, vs []variant, claims string) *e
   requests: [{path: "/io?ms=%d"}]
   warmup: 1ms
   timeout: 10s
-trials: 6
+%s
 startup: {timeout: 20s}
 cooldown: {max_busy_pct: 100, max_wait: 1ms, pause: 1ms}
 # Other engineers share this machine: the in-trial noise gate is opened too.
 noise: {max_outside_pct: 100000, max_steal_pct: 100000}
-`, ms)
+`, ms, replication)
 	if claims != "" {
 		b.WriteString("claims:\n" + claims)
 	}
@@ -157,6 +164,9 @@ func run(t *testing.T, m *experiments.Manifest, dataDir, runID string) *record.R
 		} else {
 			t.Logf("invalid trial %s #%d: %s", tr.Variant, tr.Trial, tr.Reason)
 		}
+	}
+	if rows := len(r.Trials); m.Forks.Sequential() && rows >= want && valid == rows {
+		want = rows // sequential rounds may add forks up to forks.max
 	}
 	if r.Meta.State != "complete" || len(r.Trials) != want || valid != want {
 		t.Fatalf("run %s: state %s, %d trial rows, %d valid; want complete with %d valid trials\nlog:\n%s",

@@ -262,7 +262,7 @@ func capByForks(v *stats.Verdict, k stats.Check, cells []stats.Cell) {
 			continue
 		}
 		why := fmt.Sprintf("%s rests on %d fork(s): fewer than %d fresh JVMs cannot replicate a claim (raise forks)", cell.ID(), len(c.Values), MinForks)
-		v.Leans, v.Status, v.Reason = v.Status, stats.Inconclusive, why
+		v.Leans, v.Status, v.Reason, v.Open = v.Status, stats.Inconclusive, why, true // more forks can decide it
 		v.Evidence = append(v.Evidence, why)
 		return
 	}

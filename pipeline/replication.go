@@ -118,7 +118,7 @@ func DecideByClaims(s *State, look, maxLooks int) (map[CellID]bool, error) {
 			Sequential: stats.TrialLooks(replicates(sc), s.M.Forks.Min, s.M.Forks.Max)}
 		v := stats.EvaluateWith(c.ID, c.Says, c.Check, sc, o)
 		capByForks(&v, c.Check, sc) // the same rule as the claims stage: no decision below MinForks
-		if v.Status != stats.Inconclusive || stats.Decided(v) && len(sc) > 0 && replicates(sc) >= MinForks {
+		if stats.Decided(v) {
 			continue
 		}
 		for _, cell := range Cells(s.M) {
