@@ -31,7 +31,60 @@ const (
 	// minSeconds is the shortest per-second series of a window that is
 	// classified.
 	minSeconds = 5
+	// firstMinForks and firstAlpha gate the across-forks first-iteration
+	// test: at least this many forks with a decided comparison, and a
+	// one-sided sign test at this level (a strict one: dropping an
+	// iteration from every fork of the run is not done on a hunch).
+	firstMinForks = 6
+	firstAlpha    = 0.01
 )
+
+// firstIteration tests, across every fork of every cell, whether the first
+// measured iteration is worse than the median of its fork's later
+// iterations more often than chance allows (the one-sided sign test). A
+// fixed warm-up that is too short shows up here before any one fork's
+// sequence is long enough for a changepoint.
+func firstIteration(cells map[record.CellKey][]record.Trial, metric string) *record.FirstIteration {
+	higher := stats.HigherIsBetter(metric)
+	fi := &record.FirstIteration{}
+	for _, ts := range cells {
+		var order []int
+		byFork := map[int][]float64{}
+		for _, t := range ts {
+			if t.Fork == 0 {
+				continue
+			}
+			x, ok := Metric(t, metric)
+			if !ok || math.IsNaN(x) || spoiled(t, metric) {
+				continue
+			}
+			if _, seen := byFork[t.Fork]; !seen {
+				order = append(order, t.Fork)
+			}
+			byFork[t.Fork] = append(byFork[t.Fork], x)
+		}
+		for _, f := range order {
+			xs := byFork[f]
+			if len(xs) < 2 {
+				continue
+			}
+			rest := stats.Median(xs[1:])
+			switch {
+			case (!higher && xs[0] > rest) || (higher && xs[0] < rest):
+				fi.Worse++
+			case xs[0] != rest:
+				fi.Better++
+			}
+		}
+	}
+	n := fi.Worse + fi.Better
+	if n == 0 {
+		return nil
+	}
+	fi.P = stats.SignUpper(n, fi.Worse)
+	fi.Excluded = n >= firstMinForks && fi.P <= firstAlpha
+	return fi
+}
 
 // steadyCell classifies the forks of one cell on metric and returns the
 // trials left once each fork's pre-steady iterations are dropped, with the
@@ -39,6 +92,14 @@ const (
 // keeps all its iterations (dropping them would drop the fork) and is
 // counted as unsettled, which the report flags.
 func steadyCell(k record.CellKey, ts []record.Trial, metric string) ([]record.Trial, record.SteadyCell) {
+	return steadyCellWith(k, ts, metric, false)
+}
+
+// steadyCellWith is steadyCell that, with dropFirst (the run's
+// first-iteration test was significant), also leaves out the first
+// iteration of every fork with two or more that the changepoints left
+// whole.
+func steadyCellWith(k record.CellKey, ts []record.Trial, metric string, dropFirst bool) ([]record.Trial, record.SteadyCell) {
 	higher := stats.HigherIsBetter(metric)
 	out := record.SteadyCell{Variant: k.Variant, Point: k.Point, Group: k.Group, Counts: map[string]int{}}
 	// Trials of each fork, in execution order (ts is sorted by seq).
@@ -75,6 +136,10 @@ func steadyCell(k record.CellKey, ts []record.Trial, metric string) ([]record.Tr
 					drop[s] = true
 				}
 			}
+		}
+		if dropFirst && len(xs) >= 2 && sf.SteadyFrom == 0 {
+			sf.SteadyFrom, sf.Excluded = 1, 1
+			drop[seqs[0]] = true
 		}
 		out.Excluded += sf.Excluded
 		out.Forks = append(out.Forks, sf)
@@ -190,8 +255,10 @@ func applySteady(dir, metric string, order []record.CellKey, cells map[record.Ce
 	for _, w := range warm {
 		warmByCell[w.Key()] = append(warmByCell[w.Key()], w)
 	}
+	st.FirstIteration = firstIteration(cells, metric)
+	dropFirst := st.FirstIteration != nil && st.FirstIteration.Excluded
 	for _, k := range order {
-		kept, c := steadyCell(k, cells[k], metric)
+		kept, c := steadyCellWith(k, cells[k], metric, dropFirst)
 		c.Windows = steadyWindows(cells[k], byTrial)
 		warmupRecommendation(&c, warmByCell[k], metric)
 		cells[k] = kept
@@ -203,6 +270,9 @@ func applySteady(dir, metric string, order []record.CellKey, cells map[record.Ce
 // logSteady logs each cell of the measured group whose forks were not all
 // flat, as the run goes.
 func (s *State) logSteady(st record.Steady) {
+	if fi := st.FirstIteration; fi != nil && fi.Excluded {
+		s.Logf("steady state: %s", firstIterationLine(st.Metric, fi))
+	}
 	for _, c := range st.Cells {
 		if line := steadyLine(c); line != "" && c.Group == s.M.Load.Measure {
 			s.Logf("steady state: %s", line)
@@ -219,6 +289,9 @@ func steadyLines(w io.Writer, dir string, m record.Meta) error {
 		return err
 	}
 	head := false
+	if fi := st.FirstIteration; fi != nil && fi.Excluded {
+		fmt.Fprintf(w, "%s\n", firstIterationLine(st.Metric, fi))
+	}
 	for _, c := range st.Cells {
 		line := steadyLine(c)
 		if line == "" || c.Group != m.Measured {
@@ -285,9 +358,19 @@ func countsText(counts map[string]int) string {
 // reader of the trials should evaluate, so they see the same iterations as
 // summary.csv.
 func steadyOnly(cells map[record.CellKey][]record.Trial, metric string) map[record.CellKey][]record.Trial {
+	fi := firstIteration(cells, metric)
+	dropFirst := fi != nil && fi.Excluded
 	out := make(map[record.CellKey][]record.Trial, len(cells))
 	for k, ts := range cells {
-		out[k], _ = steadyCell(k, ts, metric)
+		out[k], _ = steadyCellWith(k, ts, metric, dropFirst)
 	}
 	return out
+}
+
+// firstIterationLine says, for the summary and the report, that the first
+// measured iteration was a warm-up and was left out.
+func firstIterationLine(metric string, fi *record.FirstIteration) string {
+	return fmt.Sprintf("warm-up too short: the first measured iteration's %s was worse than its fork's later ones in %d of %d forks "+
+		"(one-sided sign test p=%s), so the first iteration of every fork was left out; lengthen load.warmup",
+		metric, fi.Worse, fi.Worse+fi.Better, fmt.Sprintf("%.2g", fi.P))
 }

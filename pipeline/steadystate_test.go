@@ -173,3 +173,85 @@ func TestAggregateFlagsUnsettled(t *testing.T) {
 		t.Errorf("steady.json %+v (ok %v, err %v), want one cell with fork 2 unsettled", st, ok, err)
 	}
 }
+
+// TestFirstIteration: the run-wide sign test of the first measured
+// iteration against its fork's later ones, and what it leaves out.
+func TestFirstIteration(t *testing.T) {
+	// forks makes n forks of one cell, each three iterations of rps: the
+	// first given by first(i), then two steady ones at 1000.
+	forks := func(n int, first func(i int) float64) []record.Trial {
+		seq := 0
+		var ts []record.Trial
+		for i := 1; i <= n; i++ {
+			ts = append(ts, forkTrials(i, &seq, first(i), 1000, 1002)...)
+		}
+		return ts
+	}
+	slow := func(int) float64 { return 700 } // rps: lower is worse
+	mixed := func(i int) float64 {
+		if i%2 == 0 {
+			return 700
+		}
+		return 1300
+	}
+	cases := []struct {
+		name      string
+		ts        []record.Trial
+		worse     int
+		excluded  bool
+		nilResult bool
+	}{
+		{"every fork starts slow: 8 of 8, p=2^-8, significant", forks(8, slow), 8, true, false},
+		{"too few forks to decide: 5 of 5 slow, p=1/32 > 0.01", forks(5, slow), 5, false, false},
+		{"half slow, half fast: chance", forks(8, mixed), 4, false, false},
+		{"one iteration per fork (smoke): nothing to compare", func() []record.Trial {
+			seq := 0
+			return append(forkTrials(1, &seq, 700), forkTrials(2, &seq, 700)...)
+		}(), 0, false, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			k := record.CellKey{Variant: "v", Group: "main"}
+			cells := map[record.CellKey][]record.Trial{k: c.ts}
+			fi := firstIteration(cells, "rps")
+			if c.nilResult {
+				if fi != nil {
+					t.Fatalf("got %+v, want nil: no fork has two iterations", fi)
+				}
+				return
+			}
+			if fi == nil || fi.Worse != c.worse || fi.Excluded != c.excluded {
+				t.Fatalf("got %+v, want worse=%d excluded=%v", fi, c.worse, c.excluded)
+			}
+			kept := steadyOnly(cells, "rps")[k]
+			want := len(c.ts)
+			if c.excluded {
+				want -= len(c.ts) / 3 // one iteration of each three-iteration fork
+			}
+			if len(kept) != want {
+				t.Errorf("kept %d of %d trials, want %d", len(kept), len(c.ts), want)
+			}
+			for _, tr := range kept {
+				if c.excluded && tr.Iteration == 1 {
+					t.Errorf("fork %d kept its first iteration although the test was significant", tr.Fork)
+				}
+			}
+		})
+	}
+	// The direction follows the metric: a first wall time that is longer is worse.
+	seq := 0
+	var ts []record.Trial
+	for i := 1; i <= 8; i++ {
+		for j, w := range []float64{1400, 1000, 1010} {
+			seq++
+			ts = append(ts, record.Trial{Variant: "v", Group: "main", Trial: seq, Seq: seq, Valid: true, Fork: i, Iteration: j + 1, WallMs: w})
+		}
+	}
+	fi := firstIteration(map[record.CellKey][]record.Trial{{Variant: "v", Group: "main"}: ts}, "wall_ms")
+	if fi == nil || fi.Worse != 8 || !fi.Excluded {
+		t.Errorf("wall_ms 1400 then 1000: got %+v, want 8 worse and excluded (lower wall time is better)", fi)
+	}
+	if line := firstIterationLine("wall_ms", fi); !strings.Contains(line, "8 of 8 forks") || !strings.Contains(line, "lengthen load.warmup") {
+		t.Errorf("summary line %q does not give the count and the fix", line)
+	}
+}

@@ -9,6 +9,25 @@ const SteadyFile = "steady.json"
 type Steady struct {
 	Metric string       `json:"metric"` // the primary metric the iterations were classified on
 	Cells  []SteadyCell `json:"cells"`
+	// FirstIteration is the run-wide test of the first measured iteration
+	// against the later ones of its fork; nil when no fork had two
+	// iterations.
+	FirstIteration *FirstIteration `json:"first_iteration,omitempty"`
+}
+
+// FirstIteration is the across-forks check of the warm-up: in how many
+// forks (of every cell of the run) the first measured iteration was worse
+// than the median of the fork's later iterations, and the one-sided sign
+// test of that count. Per-fork changepoint detection cannot see a slow
+// first iteration in a sequence of three; fifteen forks that all start
+// slow can (p = 2^-15). When the test is significant (Excluded) the first
+// iteration of every fork with two or more is left out, in every cell
+// alike, and the run says its warm-up was too short.
+type FirstIteration struct {
+	Worse    int     `json:"worse"`    // forks whose first iteration was worse
+	Better   int     `json:"better"`   // forks whose first iteration was better (ties count in neither)
+	P        float64 `json:"p"`        // P(Bin(worse+better, 1/2) >= worse)
+	Excluded bool    `json:"excluded"` // the first iteration of every fork was left out
 }
 
 // SteadyCell is the steady-state evidence of one cell (variant x point x

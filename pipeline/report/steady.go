@@ -20,7 +20,16 @@ type steadyView struct {
 	Metric string
 	Sweep  bool
 	Rows   []steadyRow
+	First  *firstView // the run-wide first-iteration test; nil without one
 }
+
+// firstView is steady.json's first_iteration for the template.
+type firstView struct {
+	record.FirstIteration
+}
+
+// PText renders the sign test's p-value.
+func (f firstView) PText() string { return fmt.Sprintf("%.2g", f.P) }
 
 type steadyRow struct {
 	Variant, Point                   string
@@ -45,6 +54,9 @@ func (v *runView) Steady() *steadyView {
 		return nil
 	}
 	out := &steadyView{Metric: st.Metric}
+	if st.FirstIteration != nil {
+		out.First = &firstView{*st.FirstIteration}
+	}
 	for _, c := range st.Cells {
 		if c.Group != v.run.Meta.Measured && v.run.Meta.Measured != "" {
 			continue
