@@ -102,26 +102,28 @@ func steadyCell(k record.CellKey, ts []record.Trial, metric string) ([]record.Tr
 func steadyCellWith(k record.CellKey, ts []record.Trial, metric string, dropFirst bool) ([]record.Trial, record.SteadyCell) {
 	higher := stats.HigherIsBetter(metric)
 	out := record.SteadyCell{Variant: k.Variant, Point: k.Point, Group: k.Group, Counts: map[string]int{}}
-	// Trials of each fork, in execution order (ts is sorted by seq).
+	// Positions in ts of each fork's trials, in execution order (trials.csv
+	// order). Positions, not seq: every iteration of a fork shares the
+	// fork's seq (one job per fork), so a seq names a whole fork.
 	var order []int
-	byFork := map[int][]record.Trial{}
-	for _, t := range ts {
+	byFork := map[int][]int{}
+	for i, t := range ts {
 		if t.Fork == 0 {
 			continue // legacy row, one fork per trial: nothing to classify
 		}
 		if _, ok := byFork[t.Fork]; !ok {
 			order = append(order, t.Fork)
 		}
-		byFork[t.Fork] = append(byFork[t.Fork], t)
+		byFork[t.Fork] = append(byFork[t.Fork], i)
 	}
-	drop := map[int]bool{} // seq of dropped trials
+	drop := map[int]bool{} // positions in ts of dropped trials
 	var classes []steady.Class
 	for _, f := range order {
 		var xs []float64
-		var seqs []int
-		for _, t := range byFork[f] {
-			if x, ok := Metric(t, metric); ok && !math.IsNaN(x) && !spoiled(t, metric) {
-				xs, seqs = append(xs, x), append(seqs, t.Seq)
+		var pos []int
+		for _, i := range byFork[f] {
+			if x, ok := Metric(ts[i], metric); ok && !math.IsNaN(x) && !spoiled(ts[i], metric) {
+				xs, pos = append(xs, x), append(pos, i)
 			}
 		}
 		sf := record.SteadyFork{Fork: f, Iterations: len(xs), SteadyFrom: 0}
@@ -132,14 +134,14 @@ func steadyCellWith(k record.CellKey, ts []record.Trial, metric string, dropFirs
 			out.Counts[sf.Class]++
 			if res.SteadyFrom > 0 {
 				sf.Excluded = res.SteadyFrom
-				for _, s := range seqs[:res.SteadyFrom] {
-					drop[s] = true
+				for _, i := range pos[:res.SteadyFrom] {
+					drop[i] = true
 				}
 			}
 		}
 		if dropFirst && len(xs) >= 2 && sf.SteadyFrom == 0 {
 			sf.SteadyFrom, sf.Excluded = 1, 1
-			drop[seqs[0]] = true
+			drop[pos[0]] = true
 		}
 		out.Excluded += sf.Excluded
 		out.Forks = append(out.Forks, sf)
@@ -149,7 +151,12 @@ func steadyCellWith(k record.CellKey, ts []record.Trial, metric string, dropFirs
 	if len(drop) == 0 {
 		return ts, out
 	}
-	kept := slices.DeleteFunc(slices.Clone(ts), func(t record.Trial) bool { return drop[t.Seq] })
+	kept := make([]record.Trial, 0, len(ts)-len(drop))
+	for i, t := range ts {
+		if !drop[i] {
+			kept = append(kept, t)
+		}
+	}
 	return kept, out
 }
 

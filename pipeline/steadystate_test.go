@@ -255,3 +255,27 @@ func TestFirstIteration(t *testing.T) {
 		t.Errorf("summary line %q does not give the count and the fix", line)
 	}
 }
+
+// TestSteadyCellSharedSeq: every iteration of a fork shares the fork's seq
+// in trials.csv (one job per fork), so leaving out an iteration must not
+// leave out the fork (the els run 20261201T052646Z lost every trial that
+// way before positions replaced seq).
+func TestSteadyCellSharedSeq(t *testing.T) {
+	var ts []record.Trial
+	for f := 1; f <= 6; f++ {
+		for i, x := range []float64{700, 1000, 1002} {
+			ts = append(ts, record.Trial{Variant: "v", Group: "main", Trial: len(ts) + 1, Seq: f, Valid: true,
+				Fork: f, Iteration: i + 1, RPS: x})
+		}
+	}
+	k := record.CellKey{Variant: "v", Group: "main"}
+	kept, c := steadyCellWith(k, ts, "rps", true)
+	if len(kept) != 12 || c.Excluded != 6 {
+		t.Fatalf("kept %d trials with %d excluded; want 12 and 6 (the first of each of 6 forks, whose iterations share a seq)", len(kept), c.Excluded)
+	}
+	for _, tr := range kept {
+		if tr.Iteration == 1 {
+			t.Errorf("fork %d kept its first iteration", tr.Fork)
+		}
+	}
+}

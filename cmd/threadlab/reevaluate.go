@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,7 +23,14 @@ import (
 // differs carries a Previous entry and an evidence line saying what it was
 // and which version decides it now, so the report shows the change from
 // the data alone. It prints one line per changed claim.
-func reevaluateRun(dir string, stdout io.Writer) error {
+//
+// With claimsFrom (a manifest file), the claims are that file's, applied
+// with the run's profile, provided it describes the same measurement
+// (experiments.SameMeasurement): a reviewer who edits a claim in a pull
+// request sees its verdict on the committed data without a rerun. The
+// run's manifest.yaml then carries the new claims, and the manifest as run
+// is kept in manifest.previous.yaml (written once).
+func reevaluateRun(dir, claimsFrom string, stdout io.Writer) error {
 	r, err := record.Read(dir)
 	if err != nil {
 		return err
@@ -35,6 +43,11 @@ func reevaluateRun(dir string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("re-evaluate %s: %w (the run's manifest no longer passes today's validation; fix the claim there or rerun)", dir, err)
 	}
+	if claimsFrom != "" {
+		if m, err = withClaimsOf(dir, m, r.Meta.Profile, claimsFrom, stdout); err != nil {
+			return err
+		}
+	}
 	if err := keepOriginal(dir); err != nil {
 		return err
 	}
@@ -42,6 +55,11 @@ func reevaluateRun(dir string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w (restore it from verdicts.json of the original run, or delete it to compare with the current one)",
 			filepath.Join(dir, record.PreviousVerdictsFile), err)
+	}
+	// The derived files first (summary.csv, comparisons.csv, steady.json),
+	// so the report's tables read the trials as the verdicts now do.
+	if err := pipeline.Reaggregate(context.Background(), dir, m, r.Meta, nil); err != nil {
+		return fmt.Errorf("re-aggregate %s: %w", dir, err)
 	}
 	version := pipeline.Version()
 	now := pipeline.EvaluateClaims(m, r.Trials, stats.Options{Seed: m.Seed, Version: version})
@@ -65,6 +83,48 @@ func reevaluateRun(dir string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s: re-evaluated %d claims with threadlab %s, %d changed\n", dir, len(now), version, changed)
 	return nil
+}
+
+// withClaimsOf returns the run's manifest with the claims of the manifest
+// file claimsFrom (loaded with the run's profile), after checking that the
+// file describes the measurement the run made, and writes it as the run's
+// manifest.yaml, keeping the first one as manifest.previous.yaml.
+func withClaimsOf(dir string, run *experiments.Manifest, profile, claimsFrom string, stdout io.Writer) (*experiments.Manifest, error) {
+	edited, err := experiments.Load(claimsFrom, profile)
+	if err != nil {
+		return nil, err
+	}
+	if edited.Name != run.Name {
+		return nil, fmt.Errorf("--claims %s is experiment %q, the run %s is %q: give the manifest of the run's own experiment", claimsFrom, edited.Name, dir, run.Name)
+	}
+	diff, same, err := experiments.SameMeasurement(run, edited)
+	if err != nil {
+		return nil, err
+	}
+	if !same {
+		return nil, fmt.Errorf("--claims %s describes another measurement than the run %s (%s): its claims cannot be judged on these data; rerun the experiment instead", claimsFrom, dir, diff)
+	}
+	c := *run
+	c.Claims = edited.Claims
+	data, err := experiments.Marshal(&c)
+	if err != nil {
+		return nil, err
+	}
+	prev := filepath.Join(dir, record.PreviousManifestFile)
+	if _, err := os.Stat(prev); errors.Is(err, os.ErrNotExist) {
+		orig, err := os.ReadFile(filepath.Join(dir, record.ManifestFile))
+		if err != nil {
+			return nil, err
+		}
+		if err := record.WriteFile(dir, record.PreviousManifestFile, orig); err != nil {
+			return nil, err
+		}
+	}
+	if err := record.WriteFile(dir, record.ManifestFile, data); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stdout, "%s: claims taken from %s (%d claims; the manifest as run is kept in %s)\n", dir, claimsFrom, len(c.Claims), record.PreviousManifestFile)
+	return &c, nil
 }
 
 // keepOriginal copies verdicts.json to verdicts.previous.json unless that

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,5 +88,70 @@ func TestReportReevaluate(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(run, record.VerdictsFile))
 	if err := json.Unmarshal(data, &raw); err != nil || raw[0]["previous"] == nil {
 		t.Errorf("verdicts.json after a second pass: err %v, previous %v", err, raw[0]["previous"])
+	}
+}
+
+// TestReportReevaluateClaims judges a finished run with claims edited
+// after it ran: accepted when the edited manifest measures the same thing
+// (the new claim gets a verdict, the manifest as run is kept), refused
+// with the differing line when it does not.
+func TestReportReevaluateClaims(t *testing.T) {
+	src := filepath.Join("..", "..", "data", "io-bound", "20261130T005455Z")
+	asRun, err := os.ReadFile(filepath.Join(src, record.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := strings.Replace(string(asRun), "claims:\n", `claims:
+  - id: webflux-event-loops-only
+    says: WebFlux serves the whole burst on at most 4 event-loop threads.
+    check: {metric: distinct_threads, variant: webflux, at_most: 4}
+`, 1)
+	cases := []struct {
+		name     string
+		manifest string
+		wantErr  string // "" when accepted
+	}{
+		{"a claim added: the same measurement, judged on the run's data", added, ""},
+		{"more trials: another measurement, refused", strings.Replace(added, "\ntrials: 5\n", "\ntrials: 7\n", 1), "another measurement"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			run := filepath.Join(t.TempDir(), "data", "io-bound", "20261130T005455Z")
+			copyDir(t, src, run)
+			edited := filepath.Join(t.TempDir(), "io-bound.yaml")
+			if err := os.WriteFile(edited, []byte(c.manifest), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			args := []string{"--reports", filepath.Join(t.TempDir(), "site"), "--reevaluate", "--claims", edited, run}
+			err := runReport(context.Background(), args, &stdout, &stderr)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) || !strings.Contains(err.Error(), "line ") {
+					t.Fatalf("err = %v, want one saying %q and naming the differing line", err, c.wantErr)
+				}
+				if _, statErr := os.Stat(filepath.Join(run, record.PreviousManifestFile)); statErr == nil {
+					t.Error("a refused --claims still rewrote the run's manifest")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("runReport: %v\n%s", err, stderr.String())
+			}
+			kept, _ := os.ReadFile(filepath.Join(run, record.PreviousManifestFile))
+			if !bytes.Equal(kept, asRun) {
+				t.Error("manifest.previous.yaml is not the manifest as run")
+			}
+			now, err := record.ReadVerdictsFile(run, record.VerdictsFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := findVerdict(now, "webflux-event-loops-only")
+			if v == nil || v.Status != "supported" || !strings.Contains(v.Evidence[0], "new claim") {
+				t.Fatalf("added claim: %+v; want supported (4 event loops in every trial) and marked as new", v)
+			}
+		})
+	}
+	if err := runReport(context.Background(), []string{"--claims", "x.yaml", src}, io.Discard, io.Discard); err == nil {
+		t.Error("--claims without --reevaluate was accepted")
 	}
 }

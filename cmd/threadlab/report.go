@@ -26,13 +26,18 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	reportsDir := fs.String("reports", "reports", "where the static site goes")
 	reevaluate := fs.Bool("reevaluate", false, "recompute each run's claim verdicts with today's rules first, keeping the old ones in "+record.PreviousVerdictsFile)
+	claimsFrom := fs.String("claims", "", "with --reevaluate: judge the run with the claims of this manifest (e.g. experiments/<name>.yaml edited in a pull request); "+
+		"refused unless it describes the same measurement as the run; the run's manifest is kept as "+record.PreviousManifestFile)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: threadlab report [--reports DIR] [--reevaluate] data/<experiment>/<run-id> ...")
+		fmt.Fprintln(stderr, "usage: threadlab report [--reports DIR] [--reevaluate [--claims experiments/<name>.yaml]] data/<experiment>/<run-id> ...")
 		fmt.Fprintln(stderr, "       threadlab report [--reports DIR] data/<experiment>   (every run of it)")
 		fs.PrintDefaults()
 	}
 	if help, err := parseFlags(fs, args, stderr); help || err != nil {
 		return err
+	}
+	if *claimsFrom != "" && !*reevaluate {
+		return usagef("--claims %s only applies with --reevaluate (the claims are judged when verdicts are recomputed)", *claimsFrom)
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
@@ -62,7 +67,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		if *reevaluate {
-			if err := reevaluateRun(dir, stdout); err != nil {
+			if err := reevaluateRun(dir, *claimsFrom, stdout); err != nil {
 				return err
 			}
 		}

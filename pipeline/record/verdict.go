@@ -9,6 +9,10 @@ import (
 // report --reevaluate` recomputed them, byte for byte.
 const PreviousVerdictsFile = "verdicts.previous.json"
 
+// PreviousManifestFile keeps the manifest a run was made with when
+// `threadlab report --reevaluate --claims` replaced its claims.
+const PreviousManifestFile = "manifest.previous.yaml"
+
 // Verdict is one entry of verdicts.json: a claim and what the data says of
 // it, with the numbers of the unit that decided it and every unit's result.
 // Numbers that could not be computed are absent (never written as 0 when
