@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/stats"
 	"gopkg.in/yaml.v3"
 )
 
@@ -17,6 +18,9 @@ import (
 type indexView struct {
 	Decisions   []decisionRow
 	Experiments []experimentView
+	// NotApplicable is set when a decision row's claim did not apply on
+	// its host, so the legend explains that badge too.
+	NotApplicable bool
 }
 
 type decisionRow struct {
@@ -146,10 +150,11 @@ func Index(dataDir, reportsDir string) (string, error) {
 				d.Href = "" // not rendered yet: the run table says how
 			}
 			iv.Decisions = append(iv.Decisions, d)
+			iv.NotApplicable = iv.NotApplicable || d.Strength == stats.NotApplicable
 		}
 	}
 	// Trustworthy rows first; within a strength, experiments in name order.
-	rank := map[string]int{"solid": 0, "directional": 1, "inconclusive": 2, "contradicted": 3}
+	rank := map[string]int{"solid": 0, "directional": 1, "inconclusive": 2, stats.NotApplicable: 3, "contradicted": 4}
 	sort.SliceStable(iv.Decisions, func(i, j int) bool {
 		ri, ok := rank[iv.Decisions[i].Strength]
 		if !ok {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/threadlab/threadlab/pipeline/stats"
 )
 
 // MarkdownFile is the Markdown twin of a run page, written next to it for
@@ -64,12 +66,15 @@ func (v *runView) markdown() []byte {
 			} else if x.Reason != "" {
 				ours = mdText(x.Reason)
 			}
-			verdict := "**" + mdText(orDash(x.Status)) + "**"
+			if x.Status == stats.NotApplicable {
+				ours = mdText(x.Reason) // which precondition failed, instead of figures that answer another question
+			}
+			verdict := "**" + mdText(statusText(x.Status)) + "**"
 			if st := strength(x); st != x.Status {
 				verdict += " (" + mdText(st) + ")"
 			}
 			size := "–"
-			if s, ok := v.seeds[x.ID]; ok {
+			if s, ok := v.seeds[x.ID]; ok && x.Status != stats.NotApplicable {
 				size = orDash(magnitude(s.Value, x))
 			}
 			fmt.Fprintf(&b, "| %s `%s` | %s | %s | %s | %s | %s |\n", mdText(x.Says), strings.ReplaceAll(x.ID, "`", "'"), seed, ours, verdict, size, mdText(orDash(v.Host)))

@@ -22,6 +22,10 @@ func TestClaimSentence(t *testing.T) {
 			"Not settled: whether WebFlux beats virtual (measured ratio 0.95, 95% CI 0.89–1.45). The seed reported 1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall). The medians alone lean supported, which is a direction, not a result.",
 			"a proper noun keeps its case; the seed's figure; the lean is not a result"},
 		{record.Verdict{Says: "Platform wins", Status: "contradicted"}, seedFigure{}, "Not so: the data contradicts that platform wins.", "no figures"},
+		{record.Verdict{Says: "Virtual threads saturate the CPU.", Status: "not-applicable", Ratio: 2, Low: 1.5, High: 2.5,
+			Reason: "not applicable here: it needs at least 4 CPUs for the target, and this host gave it 2"}, seed,
+			"Not applicable here: whether virtual threads saturate the CPU (it needs at least 4 CPUs for the target, and this host gave it 2).",
+			"the failed precondition, without figures that answer another question"},
 	} {
 		if got := claimSentence(c.v, c.seed); got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.why, got, c.want)
@@ -64,4 +68,65 @@ func readFile(t *testing.T, dir, rel string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestNotApplicableRendered: a claim whose precondition failed shows as
+// not applicable here, with its own badge, its reason instead of figures
+// in the reproduction table, no size reading, no pick in the decision
+// framework; a skipped variant is named in the Method section.
+func TestNotApplicableRendered(t *testing.T) {
+	data := t.TempDir()
+	dir := filepath.Join(data, "io-bound", ioRun)
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(fixtureDir, "io-bound", ioRun))); err != nil {
+		t.Fatal(err)
+	}
+	vs, err := record.ReadVerdictsFile(dir, record.VerdictsFile)
+	if err != nil || len(vs) == 0 {
+		t.Fatalf("fixture verdicts: %v", err)
+	}
+	const why = "not applicable here: variant virtual did not run on this host (jdk: 21: no JDK 21 is installed)"
+	for i := range vs {
+		if vs[i].ID == "webflux-beats-virtual" { // it has a seed figure and a decision row
+			vs[i].Status, vs[i].Reason, vs[i].Leans = "not-applicable", why, ""
+		}
+	}
+	if err := record.WriteJSON(dir, record.VerdictsFile, vs); err != nil {
+		t.Fatal(err)
+	}
+	var meta record.Meta
+	if err := record.ReadJSON(dir, record.RunFile, &meta); err != nil {
+		t.Fatal(err)
+	}
+	meta.Skipped = []record.SkippedVariant{{Variant: "virtual", JDK: 21, Reason: "jdk: 21: no JDK 21 is installed"}}
+	if err := record.WriteJSON(dir, record.RunFile, meta); err != nil {
+		t.Fatal(err)
+	}
+	r, err := record.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if _, err := Run(r, out); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Index(data, out); err != nil {
+		t.Fatal(err)
+	}
+	page := readFile(t, out, "io-bound/"+ioRun+"/index.html")
+	md := readFile(t, out, "io-bound/"+ioRun+"/"+MarkdownFile)
+	index := readFile(t, out, "index.html")
+	for _, c := range []struct{ where, text, want, why string }{
+		{"run page", page, `<span class="badge b-not-applicable">not applicable here</span>`, "its own badge and colour, in words"},
+		{"run page", page, "Variant virtual did not run on this host: jdk: 21: no JDK 21 is installed; the claims that read it are not applicable here.", "the Method section names the skipped variant"},
+		{"run page", page, "Not applicable here: whether WebFlux finishes an I/O-bound burst faster than virtual threads (variant virtual did not run", "the Answer says so, with the reason"},
+		{"report.md", md, "`webflux-beats-virtual` | 1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall, single trials) | " + mdText(why) + " | **not applicable here** | – |",
+			"the seed's figure stays; the reason replaces our figure; no size reading (it read smaller here before)"},
+		{"index", index, `<span class="badge b-not-applicable">not-applicable</span>`, "the decision framework's badge"},
+		{"index", index, "no pick here: the claim did not apply on this host", "no recommendation from a claim that did not apply"},
+		{"index", index, "a precondition of the claim did not hold on the host that ran it", "the legend explains the badge when a row carries it"},
+	} {
+		if !strings.Contains(c.text, c.want) {
+			t.Errorf("%s: %s lacks %q", c.why, c.where, c.want)
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/stats"
 	"gopkg.in/yaml.v3"
 )
 
@@ -96,6 +97,7 @@ type legendItem struct{ Name, Color string }
 
 type verdictRow struct {
 	ID, Says, Status, Strength string
+	StatusText                 string // the status as a reader sees it ("not applicable here")
 	Reason, Leans              string
 	Evidence                   []string
 	Numbers                    string
@@ -347,7 +349,7 @@ func (v *runView) verdicts() error {
 		return fmt.Errorf("read verdicts: %w (fix or delete the file, then rerun threadlab report)", err)
 	}
 	for _, x := range vs {
-		row := verdictRow{ID: x.ID, Says: x.Says, Status: orDash(x.Status), Strength: strength(x), Reason: x.Reason, Leans: x.Leans,
+		row := verdictRow{ID: x.ID, Says: x.Says, Status: orDash(x.Status), StatusText: statusText(x.Status), Strength: strength(x), Reason: x.Reason, Leans: x.Leans,
 			Evidence: x.Evidence, Flags: x.Flags, Decision: x.Decision}
 		var nums []string
 		if x.Ratio != 0 {
@@ -366,7 +368,7 @@ func (v *runView) verdicts() error {
 			if sf.From != "" {
 				row.Seed += " (" + strings.TrimRight(sf.From, ".") + ")"
 			}
-			if m := magnitude(sf.Value, x); m != "" {
+			if m := magnitude(sf.Value, x); m != "" && x.Status != stats.NotApplicable {
 				row.Seed += "; size: " + m
 			}
 		}
@@ -393,12 +395,21 @@ func strength(x record.Verdict) string {
 			}
 		}
 		return "solid"
-	case "contradicted", "inconclusive":
+	case "contradicted", "inconclusive", stats.NotApplicable:
 		return x.Status
 	case "":
 		return "inconclusive"
 	}
 	return x.Status
+}
+
+// statusText is a recorded status as the page shows it: "not applicable
+// here" for a claim whose precondition failed, "–" for none.
+func statusText(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return orDash(s)
+	}
+	return stats.StatusText(s)
 }
 
 // sizeFlag tells flags about the number of trials from noise flags; a
