@@ -45,8 +45,8 @@ func (s *State) skipVariant(v experiments.Variant, why string) {
 	s.Jobs = slices.DeleteFunc(s.Jobs, func(j Job) bool { return j.Cell.Variant.Name == v.Name })
 	s.Meta.Order = slices.DeleteFunc(s.Meta.Order, func(k string) bool { return strings.HasPrefix(k, v.Name+"|") }) // variant|point|fork
 	for _, c := range Cells(s.M) {
-		if c.Variant.Name == v.Name {
-			s.rep.stopped[c.ID()] = "variant skipped: " + why
+		if c.Variant.Name == v.Name && s.rep != nil {
+			s.rep.stopped[c.ID()] = "variant skipped: " + why // run.json's cells say why they have no forks
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/threadlab/threadlab/experiments/seeds"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
 
@@ -119,7 +120,7 @@ func TestNotApplicableRendered(t *testing.T) {
 		{"run page", page, `<span class="badge b-not-applicable">not applicable here</span>`, "its own badge and colour, in words"},
 		{"run page", page, "Variant virtual did not run on this host: jdk: 21: no JDK 21 is installed; the claims that read it are not applicable here.", "the Method section names the skipped variant"},
 		{"run page", page, "Not applicable here: whether WebFlux finishes an I/O-bound burst faster than virtual threads (variant virtual did not run", "the Answer says so, with the reason"},
-		{"report.md", md, "`webflux-beats-virtual` | 1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall, single trials) | " + mdText(why) + " | **not applicable here** | – |",
+		{"report.md", md, "`webflux-beats-virtual` (000.3) | 1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall, single trials) | " + mdText(why) + " | **not applicable here** | – |",
 			"the seed's figure stays; the reason replaces our figure; no size reading (it read smaller here before)"},
 		{"index", index, `<span class="badge b-not-applicable">not-applicable</span>`, "the decision framework's badge"},
 		{"index", index, "no pick here: the claim did not apply on this host", "no recommendation from a claim that did not apply"},
@@ -127,6 +128,38 @@ func TestNotApplicableRendered(t *testing.T) {
 	} {
 		if !strings.Contains(c.text, c.want) {
 			t.Errorf("%s: %s lacks %q", c.why, c.where, c.want)
+		}
+	}
+}
+
+// TestSeedClaimsTable: the site lists every statement of the seed
+// inventory, encoded or not, with the verdict of the latest run where a
+// manifest claim decides it, and says so where none does.
+func TestSeedClaimsTable(t *testing.T) {
+	out := renderFixture(t)
+	index := readFile(t, out, "index.html")
+	all, err := seeds.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range all {
+		if !strings.Contains(index, `<tr id="seed-`+c.ID+`">`) {
+			t.Errorf("seed claim %s is missing from the site's table", c.ID)
+		}
+	}
+	for _, want := range []struct{ text, why string }{
+		{`<a href="io-bound/` + ioRun + `/index.html#claim-webflux-beats-virtual">io-bound/webflux-beats-virtual</a>: <span class="badge b-inconclusive">inconclusive</span> measured ratio 0.95`,
+			"a row names its claim, links the run's verdict and shows our figure"},
+		{`<code>pool-sweep/pool-limited-tie</code>: <span class="muted">not decided in run ` + poolRun + ` (profile smoke)</span>`,
+			"a claim the latest run did not decide says which run and profile"},
+		{`<code>cpu-bound/virtual-ties-platform</code>: <span class="muted">no run with verdicts yet</span>`, "an experiment without runs"},
+		{`<span class="badge b-other">not-encoded</span> not encoded: needs JFR recording`, "not encoded, with why"},
+		{`<span class="badge b-other">precondition</span> precondition of every 004 claim`, "a precondition row"},
+		{`<tr><td colspan="5"><strong>003: 1000 requests at once, and blocking on the event loop</strong></td></tr>`, "a heading per write-up"},
+		{`absolute <code>distinct_threads</code> at most 4`, "backticks in the inventory become code"},
+	} {
+		if !strings.Contains(index, want.text) {
+			t.Errorf("%s: index lacks %q", want.why, want.text)
 		}
 	}
 }
