@@ -3,12 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"strings"
-
-	"github.com/threadlab/threadlab/experiments/seeds"
-	"github.com/threadlab/threadlab/pipeline/record"
-	"github.com/threadlab/threadlab/pipeline/stats"
 )
 
 // MarkdownFile is the Markdown twin of a run page, written next to it for
@@ -44,50 +39,31 @@ func (v *runView) markdown() []byte {
 	}
 
 	b.WriteString("## Reproduction\n\n")
-	inventory, _ := seeds.All() // tested in experiments/seeds; without it the table has no seed ids
-	vs, _ := v.run.ReadVerdicts()
-	if len(vs) == 0 {
+	if len(v.Repro) == 0 {
 		b.WriteString("No verdicts were recorded with this run.\n\n")
 	} else {
 		b.WriteString("| claim | seed's figure | our figure (CI) | verdict | size | host |\n|---|---|---|---|---|---|\n")
-		for _, x := range vs {
-			seed := "–"
-			if s, ok := v.seeds[x.ID]; ok {
-				seed = num(s.Value)
-				if s.From != "" {
-					seed += " (" + mdText(strings.TrimRight(s.From, ".")) + ")"
-				}
+		for _, r := range v.Repro {
+			ids := ""
+			if r.SeedIDs != "" {
+				ids = " (" + r.SeedIDs + ")"
 			}
-			ours := "–"
-			if x.Ratio != 0 {
-				ours = num(x.Ratio)
-				if x.Low != 0 || x.High != 0 {
-					ours += " (" + ciLabel(x) + " " + num(x.Low) + "–" + num(x.High) + ")"
-				}
-				if x.P != 0 {
-					ours += ", p = " + pval(x.P)
-				}
-			} else if x.Reason != "" {
-				ours = mdText(x.Reason)
+			verdict := "**" + mdText(r.StatusText) + "**"
+			if r.Strength != r.Status {
+				verdict += " (" + mdText(r.Strength) + ")"
 			}
-			if x.Status == stats.NotApplicable {
-				ours = mdText(x.Reason) // which precondition failed, instead of figures that answer another question
-			}
-			verdict := "**" + mdText(statusText(x.Status)) + "**"
-			if st := strength(x); st != x.Status {
-				verdict += " (" + mdText(st) + ")"
-			}
-			size := "–"
-			if s, ok := v.seeds[x.ID]; ok && x.Status != stats.NotApplicable {
-				size = orDash(magnitude(s.Value, x))
-			}
-			fmt.Fprintf(&b, "| %s `%s`%s | %s | %s | %s | %s | %s |\n", mdText(x.Says), strings.ReplaceAll(x.ID, "`", "'"), seedIDs(inventory, v.Experiment, x.ID), seed, ours, verdict, size, mdText(orDash(v.Host)))
+			fmt.Fprintf(&b, "| %s `%s`%s | %s | %s | %s | %s | %s |\n", mdText(r.Says), strings.ReplaceAll(r.ID, "`", "'"), ids,
+				mdText(r.Seed), mdText(r.Ours), verdict, mdText(r.Size), mdText(r.Host))
 		}
 		b.WriteString("\n")
 	}
-	if rows := seedRowsMarkdown(inventory, v.Experiment, vs); rows != "" {
+	if len(v.OtherSeeds) > 0 {
 		b.WriteString("The write-ups' other statements about this experiment ([every statement of the five write-ups](../../index.html#seeds)):\n\n")
-		b.WriteString("| statement | seed's figure | where it lives | in this run |\n|---|---|---|---|\n" + rows + "\n")
+		b.WriteString("| statement | seed's figure | where it lives | in this run |\n|---|---|---|---|\n")
+		for _, o := range v.OtherSeeds {
+			fmt.Fprintf(&b, "| %s: %s | %s | %s | %s |\n", o.ID, mdText(o.Says), mdText(o.Figure), mdText(o.Where), mdText(o.In))
+		}
+		b.WriteString("\n")
 	}
 
 	fmt.Fprintf(&b, "## Summary: %s\n\n", mdText(v.PrimaryTxt))
@@ -153,48 +129,4 @@ func summaryRows(v *runView) []summaryRow {
 		}
 	}
 	return out
-}
-
-// seedIDs names the seed statements a claim of this experiment answers:
-// " (000.1, 003.2)", or "" when the inventory names none.
-func seedIDs(inventory []seeds.Claim, exp, id string) string {
-	var ids []string
-	for _, c := range inventory {
-		if slices.Contains(c.Claims, exp+"/"+id) {
-			ids = append(ids, c.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(ids, ", ") + ")"
-}
-
-// seedRowsMarkdown lists the inventory's statements that name this
-// experiment but no verdict of this run does: preconditions, and claims
-// the run did not decide (another profile's); one table row each.
-func seedRowsMarkdown(inventory []seeds.Claim, exp string, vs []record.Verdict) string {
-	var b strings.Builder
-	for _, c := range inventory {
-		var mine, decided []string
-		for _, ref := range c.Claims {
-			e, id, _ := strings.Cut(ref, "/")
-			if e != exp {
-				continue
-			}
-			mine = append(mine, "`"+strings.ReplaceAll(id, "`", "'")+"`")
-			if slices.ContainsFunc(vs, func(x record.Verdict) bool { return x.ID == id }) {
-				decided = append(decided, id)
-			}
-		}
-		if len(mine) == 0 || (c.Kind == seeds.KindClaim && len(decided) > 0) {
-			continue // not about this experiment, or in the table above
-		}
-		in := "no verdict in this run (a claim of another profile or a newer manifest)"
-		if c.Kind == seeds.KindPrecondition {
-			in = "a precondition of " + strings.Join(mine, ", ") + ": see their verdicts"
-		}
-		fmt.Fprintf(&b, "| %s: %s | %s | %s | %s |\n", c.ID, mdText(c.Says), mdText(c.Figure), mdText(strings.ReplaceAll(c.Where, "`", "")), in)
-	}
-	return b.String()
 }

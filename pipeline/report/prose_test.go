@@ -162,4 +162,17 @@ func TestSeedClaimsTable(t *testing.T) {
 			t.Errorf("%s: index lacks %q", want.why, want.text)
 		}
 	}
+	page := readFile(t, out, "io-bound/"+ioRun+"/index.html")
+	for _, want := range []struct{ text, why string }{
+		{`<tr><td><a href="#claim-webflux-beats-virtual">WebFlux finishes an I/O-bound burst faster than virtual threads</a> <span class="muted">(seed 000.3)</span></td><td>1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall, single trials)</td><td>0.95 (`,
+			"the run page's reproduction table: the claim, its seed statement and figure beside ours"},
+		{`<td>smaller here</td>`, "the size reading"},
+		{`<li>000.1: virtual threads finish an I/O burst sooner than 200 platform threads (wall 1325 vs 1042 ms (1.27x), single trials); io-bound/virtual-beats-platform: no verdict in this run`,
+			"a seed statement about this experiment that the run has no verdict for is listed, not dropped"},
+		{`The write-up&#39;s figure: 1.83`, "each verdict block shows the seed's figure"},
+	} {
+		if !strings.Contains(page, want.text) {
+			t.Errorf("%s: run page lacks %q", want.why, want.text)
+		}
+	}
 }

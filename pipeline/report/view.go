@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/threadlab/threadlab/experiments/seeds"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
 	"gopkg.in/yaml.v3"
@@ -23,6 +24,7 @@ type runView struct {
 	assetsHost string // relative path from the page to reports/assets/
 	hists      map[trialKey]*record.HistogramLog
 	seeds      map[string]seedFigure // claim ID -> the seed write-up's figure
+	recorded   []record.Verdict      // verdicts.json as read
 
 	Title      string
 	Experiment string
@@ -47,6 +49,8 @@ type runView struct {
 	Latest     *latestLink
 
 	Verdicts    []verdictRow
+	Repro       []reproRow  // the reproduction table (repro.go)
+	OtherSeeds  []otherSeed // the seed statements about this experiment without a verdict here
 	Charts      []*chart
 	Series      []*chart
 	SeriesNote  string
@@ -227,12 +231,12 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 	v.Primary, v.PrimaryTxt, v.Measured = l.Primary, metricLabel(l.Primary), l.Measured
 	v.Groups, v.Variants, v.Points, v.SweepKeys = l.Groups, l.Variants, l.Points, l.SweepKeys
 
+	mi := readMethod(r.Manifest)
+	v.seeds = mi.seeds() // before the verdicts, which show the seed's figure beside ours
 	if err := v.verdicts(); err != nil {
 		return nil, err
 	}
-	mi := readMethod(r.Manifest)
 	v.Method = v.method(mi)
-	v.seeds = mi.seeds()
 	v.Answer = v.answer(v.seeds)
 	v.summary()
 	v.comparisons()
@@ -261,6 +265,12 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 			v.FingerprintJSON = string(r.Fingerprint)
 		}
 	}
+
+	inventory, err := seeds.All()
+	if err != nil {
+		return nil, fmt.Errorf("seed claims inventory: %w (fix %s; go test ./experiments/seeds says where)", err, seeds.File)
+	}
+	v.reproduction(v.recorded, inventory) // after the host, which each row names
 
 	v.Seed = r.Meta.Seed
 	v.Order = r.Meta.Order
@@ -374,6 +384,7 @@ func (v *runView) verdicts() error {
 		}
 		v.Verdicts = append(v.Verdicts, row)
 	}
+	v.recorded = vs
 	return nil
 }
 
