@@ -48,7 +48,7 @@ func preTrials() []record.Trial {
 	add("platform", "users=100", 1000, 20, 30, 3, 0)
 	add("platform", "users=2500", 2000, 100, 60, 3, 3) // 3 of 6 windows saturated
 	add("virtual", "users=2500", 6000, 180, 60, 3, 1)  // 1 of 4
-	return out                                          // virtual at users=100 never ran
+	return out                                         // virtual at users=100 never ran
 }
 
 // req decodes one precondition as a manifest would; a row's precondition
@@ -164,14 +164,14 @@ func TestApplyPreconditions(t *testing.T) {
 		return stats.Verdict{ID: "c", Status: stats.Supported, Reason: "supported: ratio 2.", Evidence: []string{"A/B 2"}}
 	}
 	tests := []struct {
-		name, why  string
-		v          stats.Verdict
-		a          applicability
-		status     string
-		reason     string
-		leans      string
-		evidence   []string // in order
-		open       bool
+		name, why string
+		v         stats.Verdict
+		a         applicability
+		status    string
+		reason    string
+		leans     string
+		evidence  []string // in order
+		open      bool
 	}{
 		{name: "failed", why: "not applicable, not contradicted; what the data alone said stays in the evidence",
 			v: supported(), a: applicability{failed: "it needs at least 4 CPUs", evidence: []string{"precondition: cores"}},

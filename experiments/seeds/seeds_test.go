@@ -102,7 +102,7 @@ func TestParse(t *testing.T) {
 				"001.6,CPU is the limit,~80%,precondition,concurrency-sweep/virtual-not-thread-capped,precondition of it\n" +
 				"001.5a,\"users / 0.1 s, below the limit\",\"5,000 rps\",claim,,still to be written\n" +
 				"000.5,one trial swings,795 to 1247 ms,design,,the noise flags\n002.10,GC counts,1.5x,not-encoded,,not encoded: no column\n", nil},
-		{"header", "the columns are fixed", "id,says\n000.1,x\n", []string{"claims.csv:1: the header must be id,says,figure,kind,claims,where"}},
+		{"header", "the columns are fixed", "id,says,figure,kind,refs,where\n000.1,a,b,claim,,w\n", []string{"claims.csv:1: the header must be id,says,figure,kind,claims,where"}},
 		{"field count", "an unquoted comma splits a field", head + "000.1,a, b,c,claim,,w\n", []string{"claims.csv", "quoted where they hold commas"}},
 		{"bad id", "ids are write-up.number", head + "0.1,a,b,claim,,w\n", []string{"claims.csv:2: id: \"0.1\" is not a seed claim id"}},
 		{"unknown write-up", "there are five seeds", head + "007.1,a,b,claim,,w\n", []string{"claims.csv:2: id: 007.1 names no write-up (the seeds are 000, 001, 002, 003, 004)"}},
