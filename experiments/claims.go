@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/stats"
 )
 
@@ -48,6 +49,7 @@ func (m *Manifest) validateClaims(bad badFunc, cs claimScope) {
 			bad(f+".says", "missing (the claim in one sentence)")
 		}
 		m.validateCheck(f+".check", c.Check, cs, bad)
+		m.validateRequires(f, c.Requires, cs, bad)
 		if s := c.Seed; s != nil {
 			if !finite(s.Value) {
 				bad(f+".seed.value", "%g is not a finite number (write the seed's figure, like 2.1)", s.Value)
@@ -263,3 +265,105 @@ func (m *Manifest) groupNames() []string {
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// preconditionForms is the fix for a precondition written in no form.
+const preconditionForms = "write one of {metric: target_cpu_pct, variant: V, at_least: 90, per_core: true}, {cores: {at_least: 2}} or {generator: not_saturated}"
+
+// validateRequires checks a claim's preconditions: one form each, names
+// against the manifest, finite bounds in order, sweep values that exist.
+func (m *Manifest) validateRequires(f string, reqs []Precondition, cs claimScope, bad badFunc) {
+	for i, r := range reqs {
+		rf := fmt.Sprintf("%s.requires[%d]", f, i)
+		forms := r.Forms()
+		if len(forms) == 0 {
+			bad(rf, "states no condition (%s)", preconditionForms)
+			continue
+		}
+		if len(forms) > 1 {
+			bad(rf, "mixes %s; a precondition is one of them (write one list item each)", strings.Join(forms, " and "))
+			continue
+		}
+		lo, hasLo := stats.Bound(r.AtLeast)
+		hi, hasHi := stats.Bound(r.AtMost)
+		notHere := func(field string, set bool) {
+			if set {
+				bad(rf+"."+field, "does not apply to a %s precondition (remove it)", forms[0])
+			}
+		}
+		switch forms[0] {
+		case "metric":
+			d, ok := metric.Lookup(r.Metric)
+			if !ok {
+				bad(rf+".metric", "unknown metric %q (use one of %s)", r.Metric, strings.Join(metric.Names(), ", "))
+			}
+			if !hasLo && !hasHi {
+				bad(rf, "a metric precondition needs at_least: or at_most: (e.g. {metric: %s, at_least: 90, per_core: true})", r.Metric)
+			}
+			for _, b := range []struct {
+				name string
+				v    float64
+				set  bool
+			}{{"at_least", lo, hasLo}, {"at_most", hi, hasHi}} {
+				if b.set && !finite(b.v) {
+					bad(rf+"."+b.name, "%g is not a finite number (write a plain number like 90)", b.v)
+				}
+			}
+			if hasLo && hasHi && lo > hi {
+				bad(rf+".at_most", "%g is below at_least %g, so nothing can satisfy both (swap them)", hi, lo)
+			}
+			if r.PerCore && ok && d.Unit != "% of one core" {
+				bad(rf+".per_core", "%s is not a share of one core, so it cannot be read per core (remove per_core; it applies to %s)", r.Metric, strings.Join(perCoreMetrics(), ", "))
+			}
+		case "cores":
+			notHere("at_least", hasLo)
+			notHere("at_most", hasHi)
+			notHere("per_core", r.PerCore)
+			notHere("variant", r.Variant != "")
+			notHere("group", r.Group != "")
+			notHere("where", len(r.Where) > 0)
+			c := r.Cores
+			switch {
+			case c.AtLeast == nil && c.AtMost == nil:
+				bad(rf+".cores", "needs at_least: or at_most: (e.g. {cores: {at_least: 4}})")
+			case c.AtLeast != nil && *c.AtLeast < 1:
+				bad(rf+".cores.at_least", "must be 1 or more, got %d (every host has a CPU; remove the precondition instead)", *c.AtLeast)
+			case c.AtMost != nil && *c.AtMost < 1:
+				bad(rf+".cores.at_most", "must be 1 or more, got %d (no host has fewer CPUs)", *c.AtMost)
+			case c.AtLeast != nil && c.AtMost != nil && *c.AtLeast > *c.AtMost:
+				bad(rf+".cores.at_most", "%d is below at_least %d, so no host can satisfy both (swap them)", *c.AtMost, *c.AtLeast)
+			}
+			continue // a host fact: no cells to select
+		case "generator":
+			if r.Generator != GeneratorNotSaturated {
+				bad(rf+".generator", "%q is not a generator precondition (write generator: %s)", r.Generator, GeneratorNotSaturated)
+			}
+			notHere("at_least", hasLo)
+			notHere("at_most", hasHi)
+			notHere("per_core", r.PerCore)
+		}
+		if r.Variant != "" {
+			m.needVariant(rf+".variant", r.Variant, bad)
+		}
+		if r.Group != "" && !slices.ContainsFunc(m.Load.Groups, func(g Group) bool { return g.Name == r.Group }) {
+			bad(rf+".group", "no load group named %q (groups: %s)", r.Group, strings.Join(m.groupNames(), ", "))
+		}
+		for _, k := range slices.Sorted(maps.Keys(r.Where)) {
+			if len(r.Where[k]) == 0 {
+				bad(rf+".where."+k, "lists no values (list the sweep values to keep, or remove the key)")
+				continue
+			}
+			needSweepValues(rf+".where."+k, k, r.Where[k], cs, bad)
+		}
+	}
+}
+
+// perCoreMetrics are the metrics per_core may divide: shares of one core.
+func perCoreMetrics() []string {
+	var out []string
+	for _, d := range metric.Defs {
+		if d.Unit == "% of one core" {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}

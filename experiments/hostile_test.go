@@ -70,6 +70,7 @@ var hostile = map[string]struct{ field, why string }{
 	"tiny-duration.yaml":              {"load.duration:", "a 1 ns trial measures nothing"},
 	"host-header.yaml":                {"load:", "a Host header the generator sets itself (the generator's own check, at load time)"},
 	"seed-wrong-type.yaml":            {"claims[0].seed:", "a type error in a one-line claim names its own field"},
+	"requires-not-a-list.yaml":        {"claims[0].requires", "issue 11: preconditions are a list, one condition per item"},
 }
 
 // TestHostileManifests loads every file of testdata/hostile: each must be

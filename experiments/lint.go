@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/threadlab/threadlab/env/targets"
 )
 
 // Warning is a methodology weakness: the manifest is valid, but its
@@ -38,6 +40,7 @@ func Lint(m *Manifest) []Warning {
 		warn("pinning", "the load generator and the target share CPUs without pinning: a busy generator steals CPU from the server (seed 001 checks per-tier CPU for this); set pinning: {target: \"1\", generator: \"0\"} on a machine with cores to spare")
 	}
 	m.lintClaims(warn)
+	m.lintJDK(warn)
 	m.lintTrust(warn)
 	if _, ok := m.Profiles["smoke"]; !ok && m.Profile == "" {
 		warn("profiles", "no smoke profile: add profiles: {smoke: {...}} so tests can run the experiment in seconds")
@@ -160,4 +163,15 @@ func (m *Manifest) lintClaims(warn func(string, string, ...any)) {
 		}
 	}
 	// Fewer than MinFreshJVMs forks behind a claim: lintReplication warns.
+}
+
+// lintJDK warns on a variant that asks for a JDK the built-in targets
+// cannot run on: it would be skipped at every run, and every claim that
+// reads it would be not applicable.
+func (m *Manifest) lintJDK(warn func(string, string, ...any)) {
+	for _, v := range m.Variants {
+		if v.Target != "" && v.JDK != 0 && v.JDK < targets.MinJDK {
+			warn("variants."+v.Name+".jdk", "the built-in targets are compiled for Java %d (virtual threads), so a variant on JDK %d is skipped at every run and the claims reading it are not applicable (use jdk: %d or later)", targets.MinJDK, v.JDK, targets.MinJDK)
+		}
+	}
 }

@@ -114,6 +114,14 @@ func TestProblems(t *testing.T) {
 		{"unknown target", "a typo in a built-in target",
 			func(s string) string { return strings.Replace(s, "target: spring-mvc", "target: spring-mcv", 1) }, "",
 			[]string{`demo.yaml:5:22: variants.platform.target: unknown target "spring-mcv" (use spring-mvc or spring-webflux, or command: [...] for your own service)`}},
+		{"jdk not a release", "jdk names a Java feature release",
+			func(s string) string {
+				return strings.Replace(s, "{target: spring-mvc}", "{target: spring-mvc, jdk: 3}", 1)
+			}, "",
+			[]string{`variants.platform.jdk: 3 is not a Java feature release (write the major version, like 21 or 25)`}},
+		{"jdk on a command", "threadlab starts a command as written, so it cannot choose its Java",
+			func(s string) string { return strings.Replace(s, "ready: /health}", "ready: /health, jdk: 21}", 1) }, "",
+			[]string{`variants.own.jdk: jdk applies to built-in targets only (a command picks its own Java: set JAVA_HOME in env:, and remove jdk)`}},
 		{"bad model", "models are a closed set",
 			func(s string) string { return strings.Replace(s, "model: burst", "model: bursty", 1) }, "",
 			[]string{`demo.yaml:8:10: load.model: "bursty" is not a load model (use closed, open, burst, ramp)`}},

@@ -101,6 +101,11 @@ type Variant struct {
 	// /cpu vs /cpu-offloaded).
 	Vars     map[string]string `yaml:"vars,omitempty"`
 	Describe string            `yaml:"describe,omitempty"`
+	// JDK asks for a Java feature release (21, 25) for a built-in target;
+	// 0 means the run's JDK. Where no such JDK is installed the variant is
+	// skipped with its reason and the claims reading it are not applicable
+	// here (pipeline/jdk.go).
+	JDK int `yaml:"jdk,omitempty"`
 }
 
 // Variants keeps manifest order, which is the order of every table and chart.
@@ -198,6 +203,62 @@ type Claim struct {
 	// Seed is the write-up's own figure for this claim and where it comes
 	// from, shown beside ours in the reproduction table.
 	Seed *SeedFigure `yaml:"seed,omitempty"`
+	// Requires lists what must hold on this host, in this run, for the
+	// claim to apply; when one does not, the verdict is not applicable
+	// here, with the reason (pipeline/preconditions.go).
+	Requires []Precondition `yaml:"requires,omitempty"`
+}
+
+// Precondition is one condition a claim needs, in one of three forms:
+//
+//   - {metric: M, variant: V, where: {k: [..]}, at_least: x, at_most: y, per_core: true}:
+//     the median over forks of M (each fork the median of its steady
+//     iterations) of every selected cell lies within the bounds. variant
+//     defaults to every variant the claim's check names, where to the
+//     points the check reads, group to the check's. per_core divides a
+//     "% of one core" metric by the CPUs the target may use, so
+//     {metric: target_cpu_pct, per_core: true, at_least: 90} reads "the
+//     target kept 90% of its cores busy".
+//   - {cores: {at_least: n, at_most: n}}: the CPUs the target may use (its
+//     pinning, else threadlab's CPU affinity in the fingerprint).
+//   - {generator: not_saturated}: in no selected cell did the load
+//     generator saturate in half or more of the measured windows (valid or
+//     re-run); variant, group and where select cells as above.
+type Precondition struct {
+	Metric    string              `yaml:"metric,omitempty"`
+	Variant   string              `yaml:"variant,omitempty"`
+	Group     string              `yaml:"group,omitempty"`
+	Where     map[string][]string `yaml:"where,omitempty"`
+	AtLeast   *float64            `yaml:"at_least,omitempty"`
+	AtMost    *float64            `yaml:"at_most,omitempty"`
+	PerCore   bool                `yaml:"per_core,omitempty"`
+	Cores     *CoreBounds         `yaml:"cores,omitempty"`
+	Generator string              `yaml:"generator,omitempty"`
+}
+
+// CoreBounds bound a host's CPU count.
+type CoreBounds struct {
+	AtLeast *int `yaml:"at_least,omitempty"`
+	AtMost  *int `yaml:"at_most,omitempty"`
+}
+
+// GeneratorNotSaturated is the one generator precondition.
+const GeneratorNotSaturated = "not_saturated"
+
+// Forms lists which of the three forms p is written in ("metric",
+// "cores", "generator"): none or several is a mistake.
+func (p Precondition) Forms() []string {
+	var out []string
+	if p.Metric != "" {
+		out = append(out, "metric")
+	}
+	if p.Cores != nil {
+		out = append(out, "cores")
+	}
+	if p.Generator != "" {
+		out = append(out, "generator")
+	}
+	return out
 }
 
 // SeedFigure is a seed write-up's number for a claim: the ratio (or the

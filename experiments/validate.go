@@ -364,6 +364,13 @@ func (m *Manifest) validateVariants(bad badFunc) {
 		if len(v.Command) > 0 && len(v.Properties) > 0 {
 			bad(f+".properties", "Spring properties apply to built-in targets only (pass settings in command: or env: instead)")
 		}
+		switch {
+		case v.JDK == 0:
+		case len(v.Command) > 0:
+			bad(f+".jdk", "jdk applies to built-in targets only (a command picks its own Java: set JAVA_HOME in env:, and remove jdk)")
+		case v.JDK < 8 || v.JDK > 99:
+			bad(f+".jdk", "%d is not a Java feature release (write the major version, like 21 or 25)", v.JDK)
+		}
 		for i, o := range v.JVM {
 			if o == "" || strings.ContainsRune(o, 0) {
 				bad(fmt.Sprintf("%s.jvm[%d]", f, i), "empty or holds a NUL byte (remove it)")

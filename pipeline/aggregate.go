@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"github.com/threadlab/threadlab/pipeline/metric"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -217,9 +219,10 @@ func (Claims) Run(ctx context.Context, s *State) error {
 	if err != nil {
 		return err
 	}
-	out := EvaluateClaims(s.M, trials, stats.Options{Seed: s.M.Seed, Version: Version()})
+	fp, _ := os.ReadFile(filepath.Join(s.Dir, record.FingerprintFile)) // absent: the core count is unknown
+	out := EvaluateClaims(s.M, trials, stats.Options{Seed: s.M.Seed, Version: Version()}, HostFacts(s.M, fp, s.Meta))
 	for _, v := range out {
-		s.Logf("claim %s: %s", v.ID, v.Status)
+		s.Logf("claim %s: %s", v.ID, stats.StatusText(v.Status))
 	}
 	return record.WriteJSON(s.Dir, record.VerdictsFile, out)
 }

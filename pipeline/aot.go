@@ -27,12 +27,12 @@ func (s *State) prepareAOT(ctx context.Context) error {
 	s.starts = map[string]aotStart{}
 	s.Meta.AOT = nil
 	for _, v := range s.M.Variants {
-		if v.Target == "" {
+		if v.Target == "" || s.skipped(v.Name) {
 			continue
 		}
 		fat := s.Jars[v.Target]
 		rec := record.AOTStart{Variant: v.Name, Target: v.Target, Asked: s.M.AOT(), Jar: fat}
-		jar, extra, used, err := targets.Start(ctx, s.M.AOT(), s.JavaHome, v.Target, fat, v.JVM, s.Opt.Log)
+		jar, extra, used, err := targets.Start(ctx, s.M.AOT(), s.javaHome(v.Name), v.Target, fat, v.JVM, s.Opt.Log)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return ctx.Err()

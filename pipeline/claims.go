@@ -10,8 +10,10 @@ import (
 // rules: the Claims stage and `threadlab report --reevaluate` both call it,
 // so a re-evaluated run is judged exactly as a new one would be. o carries
 // the bootstrap seed (the run's), the deciding version and, for a
-// sequential run, the look.
-func EvaluateClaims(m *experiments.Manifest, trials []record.Trial, o stats.Options) []record.Verdict {
+// sequential run, the look. h is the host the preconditions read
+// (HostFacts): a claim whose precondition fails, or that reads a variant
+// that did not run here, is not applicable here (preconditions.go).
+func EvaluateClaims(m *experiments.Manifest, trials []record.Trial, o stats.Options, h ClaimHost) []record.Verdict {
 	// Claims see the iterations summary.csv sees: a fork's iterations before
 	// its steady state are left out (pipeline/steady).
 	cells := steadyOnly(groupTrials(trials), m.Primary())
@@ -27,6 +29,7 @@ func EvaluateClaims(m *experiments.Manifest, trials []record.Trial, o stats.Opti
 		}
 		v := stats.EvaluateWith(c.ID, c.Says, c.Check, sc, co)
 		capByForks(&v, c.Check, sc)
+		applyPreconditions(&v, checkPreconditions(m, c, cells, trials, h))
 		rv := RecordVerdict(v)
 		if d := c.Decision; d != nil {
 			rv.Decision = &record.Decision{When: d.When, Pick: d.Pick, Then: d.Then}

@@ -84,8 +84,11 @@ type State struct {
 	Jobs     []Job
 	Done     map[string]bool // jobs already on disk (resume)
 	JavaHome string
-	Jars     map[string]string   // built-in target -> jar
-	starts   map[string]aotStart // variant -> jar and AOT options it starts with (aot.go)
+	// javaHomes are the JDKs of variants that asked for one (jdk:), by
+	// variant; the others run on JavaHome (jdk.go).
+	javaHomes map[string]string
+	Jars      map[string]string   // built-in target -> jar
+	starts    map[string]aotStart // variant -> jar and AOT options it starts with (aot.go)
 	// ServiceProps are the Spring properties pointing targets at the services.
 	ServiceProps map[string]string
 	// ServiceSubst replaces {name} in command variants (e.g. {downstream}).

@@ -113,6 +113,7 @@ func (Build) Run(ctx context.Context, s *State) error {
 	}
 	s.JavaHome = jh
 	s.Logf("JDK %d at %s", major, jh)
+	s.resolveJDKs(targets.FindJDKRelease)
 	jars, err := targets.Build(ctx, s.Opt.TargetsDir, s.Opt.Log)
 	if err != nil {
 		return err

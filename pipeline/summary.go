@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/stats"
 )
 
 // Summary prints the one-screen text summary of a run directory: the
@@ -55,6 +56,9 @@ func Summary(w io.Writer, dir string) error {
 	if invalid > 0 {
 		fmt.Fprintf(w, "%d trial row(s) invalid and left out of the statistics (see trials.csv, column reason)\n", invalid)
 	}
+	for _, x := range m.Skipped {
+		fmt.Fprintf(w, "variant %s skipped: %s\n", x.Variant, x.Reason)
+	}
 	replicationLines(w, m)
 	if err := steadyLines(w, dir, m); err != nil {
 		return err
@@ -66,8 +70,11 @@ func Summary(w io.Writer, dir string) error {
 	if len(vs) > 0 {
 		fmt.Fprintln(w, "\nclaims:")
 		for _, v := range vs {
-			fmt.Fprintf(w, "  %-13s %s\n", v.Status, v.Says)
-			if len(v.Evidence) > 0 {
+			fmt.Fprintf(w, "  %-13s %s\n", stats.StatusText(v.Status), v.Says)
+			switch {
+			case v.Status == stats.NotApplicable:
+				fmt.Fprintf(w, "  %-13s %s\n", "", v.Reason) // says which precondition failed, and how
+			case len(v.Evidence) > 0:
 				fmt.Fprintf(w, "  %-13s %s\n", "", v.Evidence[0])
 			}
 		}

@@ -411,7 +411,7 @@ func (s *State) launch(ctx context.Context, j Job, seq, fork int) (Target, error
 	var argv []string
 	if v.Target != "" {
 		jar, extra := s.startOf(v.Name, v.Target)
-		argv = targets.Command(s.JavaHome, jar, port, Properties(m, j.Cell, s.ServiceProps), slices.Concat(v.JVM, extra))
+		argv = targets.Command(s.javaHome(v.Name), jar, port, Properties(m, j.Cell, s.ServiceProps), slices.Concat(v.JVM, extra))
 	} else {
 		subst := maps.Clone(s.ServiceSubst)
 		subst["port"] = strconv.Itoa(port)

@@ -62,7 +62,7 @@ func reevaluateRun(dir, claimsFrom string, stdout io.Writer) error {
 		return fmt.Errorf("re-aggregate %s: %w", dir, err)
 	}
 	version := pipeline.Version()
-	now := pipeline.EvaluateClaims(m, r.Trials, stats.Options{Seed: m.Seed, Version: version})
+	now := pipeline.EvaluateClaims(m, r.Trials, stats.Options{Seed: m.Seed, Version: version}, pipeline.HostFacts(m, r.Fingerprint, r.Meta))
 	changed := 0
 	for i := range now {
 		v := &now[i]
@@ -163,12 +163,12 @@ func changeOf(prev *record.Verdict, now record.Verdict) string {
 	}
 	switch {
 	case prev == nil:
-		return fmt.Sprintf("new claim, %s: %s", now.Status, now.Reason)
+		return fmt.Sprintf("new claim, %s: %s", stats.StatusText(now.Status), now.Reason)
 	case prev.Status != now.Status:
 		return fmt.Sprintf("was %s under %s (%s); now %s: %s (%s)",
-			prev.Status, decidedBy(*prev), prev.Reason, now.Status, now.Reason, firstClause(now.Method))
+			stats.StatusText(prev.Status), decidedBy(*prev), prev.Reason, stats.StatusText(now.Status), now.Reason, firstClause(now.Method))
 	case prev.Reason != now.Reason:
-		return fmt.Sprintf("still %s, for a new reason: %s (was: %s)", now.Status, now.Reason, prev.Reason)
+		return fmt.Sprintf("still %s, for a new reason: %s (was: %s)", stats.StatusText(now.Status), now.Reason, prev.Reason)
 	}
 	return ""
 }

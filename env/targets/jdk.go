@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -42,27 +43,10 @@ func findJDK(javaHome string, roots []string) (string, int, error) {
 		}
 	}
 	best, bestMajor, bestVersion := "", 0, ""
-	visited := map[string]bool{}
-	for _, root := range roots {
-		entries, err := os.ReadDir(root)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			dir := filepath.Join(root, e.Name())
-			real, err := filepath.EvalSymlinks(dir)
-			if err != nil || visited[real] {
-				continue // dangling link, or an alias (java-1.17.0-openjdk-amd64 -> java-17-openjdk-amd64)
-			}
-			visited[real] = true
-			v, major, err := readJDK(dir)
-			if err != nil {
-				continue
-			}
-			seen = append(seen, fmt.Sprintf("%s is Java %s", dir, v))
-			if major >= MinJDK && compareVersions(v, bestVersion) > 0 {
-				best, bestMajor, bestVersion = dir, major, v
-			}
+	for _, j := range installed(roots) {
+		seen = append(seen, fmt.Sprintf("%s is Java %s", j.dir, j.version))
+		if j.major >= MinJDK && compareVersions(j.version, bestVersion) > 0 {
+			best, bestMajor, bestVersion = j.dir, j.major, j.version
 		}
 	}
 	if best == "" {
@@ -72,6 +56,89 @@ func findJDK(javaHome string, roots []string) (string, int, error) {
 		return "", 0, fmt.Errorf("%w (found: %s)", errNoJDK, strings.Join(seen, "; "))
 	}
 	return best, bestMajor, nil
+}
+
+// FindJDKRelease returns a JDK of one feature release (jdk: 21 on a
+// variant): $JAVA_HOME when it is one, else the newest of that release
+// under /usr/lib/jvm. The error lists every JDK found, so the reader sees
+// what is missing.
+func FindJDKRelease(major int) (javaHome, version string, err error) {
+	return findJDKRelease(os.Getenv("JAVA_HOME"), jvmRoots, major)
+}
+
+func findJDKRelease(javaHome string, roots []string, major int) (string, string, error) {
+	var seen []string
+	if javaHome != "" {
+		v, m, err := readJDK(javaHome)
+		switch {
+		case err != nil:
+			seen = append(seen, fmt.Sprintf("JAVA_HOME=%s: %v", javaHome, err))
+		case m == major:
+			return javaHome, v, nil
+		default:
+			seen = append(seen, fmt.Sprintf("JAVA_HOME=%s is Java %s", javaHome, v))
+		}
+	}
+	best, bestVersion := "", ""
+	for _, j := range installed(roots) {
+		seen = append(seen, fmt.Sprintf("%s is Java %s", j.dir, j.version))
+		if j.major == major && compareVersions(j.version, bestVersion) > 0 {
+			best, bestVersion = j.dir, j.version
+		}
+	}
+	if best == "" {
+		if len(seen) == 0 {
+			seen = append(seen, "no JDK under "+strings.Join(roots, ", "))
+		}
+		return "", "", fmt.Errorf("no JDK %d is installed (found: %s); install one under %s or point JAVA_HOME at one", major, strings.Join(seen, "; "), strings.Join(roots, ", "))
+	}
+	return best, bestVersion, nil
+}
+
+// jdkDir is one JDK installation found under a root.
+type jdkDir struct {
+	dir, version string
+	major        int
+}
+
+// installed lists the JDKs under roots, each installation once under its
+// own name: real directories first, in name order, then links to JDKs not
+// seen yet, so an alias (java-1.17.0-openjdk-amd64 ->
+// java-17-openjdk-amd64) is not taken for the installation. Dangling links
+// and directories that are not a JDK are left out.
+func installed(roots []string) []jdkDir {
+	var out []jdkDir
+	visited := map[string]bool{}
+	for _, root := range roots {
+		entries, err := os.ReadDir(root)
+		if err != nil {
+			continue
+		}
+		slices.SortStableFunc(entries, func(a, b os.DirEntry) int {
+			la, lb := a.Type()&os.ModeSymlink != 0, b.Type()&os.ModeSymlink != 0
+			switch {
+			case la == lb:
+				return 0
+			case lb:
+				return -1
+			}
+			return 1
+		})
+		for _, e := range entries {
+			dir := filepath.Join(root, e.Name())
+			real, err := filepath.EvalSymlinks(dir)
+			if err != nil || visited[real] {
+				continue
+			}
+			visited[real] = true
+			v, major, err := readJDK(dir)
+			if err != nil {
+				continue
+			}
+			out = append(out, jdkDir{dir: dir, version: v, major: major})
+		}
+	}
+	return out
 }
 
 // readJDK reads dir/release and checks that dir/bin/java exists.

@@ -105,6 +105,64 @@ func TestFindJDK(t *testing.T) {
 	}
 }
 
+// TestFindJDKRelease: jdk: N on a variant picks a JDK of that feature
+// release from JAVA_HOME or the roots, on a fake /usr/lib/jvm like this
+// host's (Temurin 25 and OpenJDK 17 behind an alias).
+func TestFindJDKRelease(t *testing.T) {
+	root := t.TempDir()
+	jvm := filepath.Join(root, "jvm")
+	j17 := fakeJDK(t, filepath.Join(jvm, "java-17-openjdk-amd64"), "17.0.15")
+	j25 := fakeJDK(t, filepath.Join(jvm, "temurin-25-jdk-amd64"), "25.0.3")
+	if err := os.Symlink(j17, filepath.Join(jvm, "java-1.17.0-openjdk-amd64")); err != nil {
+		t.Fatal(err)
+	}
+	two := filepath.Join(root, "two")
+	fakeJDK(t, filepath.Join(two, "java-21.0.9"), "21.0.9")
+	j21 := fakeJDK(t, filepath.Join(two, "java-21.0.11"), "21.0.11")
+	external := fakeJDK(t, filepath.Join(root, "opt", "jdk-21"), "21.0.2")
+
+	tests := []struct {
+		name, javaHome string
+		roots          []string
+		major          int
+		wantHome       string
+		wantVersion    string
+		wantErr        []string
+	}{
+		{name: "this host asks for 25: Temurin", roots: []string{jvm}, major: 25, wantHome: j25, wantVersion: "25.0.3"},
+		{name: "this host asks for 17: the real directory, not its alias", roots: []string{jvm}, major: 17, wantHome: j17, wantVersion: "17.0.15"},
+		{name: "this host asks for 21: none, and the error lists what there is once",
+			roots: []string{jvm}, major: 21,
+			wantErr: []string{"no JDK 21 is installed", "java-17-openjdk-amd64 is Java 17.0.15; " + j25 + " is Java 25.0.3)", "point JAVA_HOME at one"}},
+		{name: "a JAVA_HOME of that release wins over the roots", javaHome: external, roots: []string{two}, major: 21, wantHome: external, wantVersion: "21.0.2"},
+		{name: "a JAVA_HOME of another release falls back to the roots", javaHome: j25, roots: []string{two}, major: 21, wantHome: j21, wantVersion: "21.0.11"},
+		{name: "two updates of one release: the newer", roots: []string{two}, major: 21, wantHome: j21, wantVersion: "21.0.11"},
+		{name: "nothing anywhere names the roots searched", roots: []string{filepath.Join(root, "missing")}, major: 21,
+			wantErr: []string{"no JDK 21 is installed (found: no JDK under " + filepath.Join(root, "missing")}},
+		{name: "a JAVA_HOME that is no JDK is reported", javaHome: filepath.Join(root, "nope"), roots: nil, major: 25,
+			wantErr: []string{"JAVA_HOME=" + filepath.Join(root, "nope") + ": not a JDK"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home, version, err := findJDKRelease(tt.javaHome, tt.roots, tt.major)
+			if len(tt.wantErr) > 0 {
+				if err == nil {
+					t.Fatalf("found %s (%s), want an error", home, version)
+				}
+				for _, w := range tt.wantErr {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("err = %v, want one containing %q", err, w)
+					}
+				}
+				return
+			}
+			if err != nil || home != tt.wantHome || version != tt.wantVersion {
+				t.Fatalf("findJDKRelease = %q, %q, %v; want %q, %q", home, version, err, tt.wantHome, tt.wantVersion)
+			}
+		})
+	}
+}
+
 func TestCompareVersions(t *testing.T) {
 	tests := []struct {
 		a, b string

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/stats"
 )
 
 // VerdictChange is one claim's verdict in the old and the new run.
@@ -15,6 +16,15 @@ type VerdictChange struct {
 	ID, Says             string
 	Old, New             string // status; "" when the run has no such claim
 	OldFigure, NewFigure string // measured ratio with its CI, when recorded
+}
+
+// statusText is a recorded status as a reader sees it ("" stays "", so
+// orDash marks a verdict without one).
+func statusText(s string) string {
+	if s == "" {
+		return ""
+	}
+	return stats.StatusText(s)
 }
 
 // Changed tells whether the verdict moved.
@@ -28,7 +38,7 @@ func verdictChanges(a, b *record.Run) []VerdictChange {
 	var out []VerdictChange
 	for _, x := range va {
 		at[x.ID] = len(out)
-		out = append(out, VerdictChange{ID: x.ID, Says: x.Says, Old: orDash(x.Status), New: "absent", OldFigure: figure(x)})
+		out = append(out, VerdictChange{ID: x.ID, Says: x.Says, Old: orDash(statusText(x.Status)), New: "absent", OldFigure: figure(x)})
 	}
 	for _, x := range vb {
 		i, ok := at[x.ID]
@@ -36,7 +46,7 @@ func verdictChanges(a, b *record.Run) []VerdictChange {
 			out = append(out, VerdictChange{ID: x.ID, Says: x.Says, Old: "absent"})
 			i = len(out) - 1
 		}
-		out[i].New, out[i].NewFigure = orDash(x.Status), figure(x)
+		out[i].New, out[i].NewFigure = orDash(statusText(x.Status)), figure(x)
 		if out[i].Says == "" {
 			out[i].Says = x.Says
 		}
@@ -45,6 +55,9 @@ func verdictChanges(a, b *record.Run) []VerdictChange {
 }
 
 func figure(x record.Verdict) string {
+	if x.Status == stats.NotApplicable {
+		return x.Reason // which precondition failed here: the figure that matters
+	}
 	if x.Ratio == 0 {
 		return ""
 	}

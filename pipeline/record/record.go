@@ -221,6 +221,10 @@ type Meta struct {
 	// AOT says, per variant with a built-in target, whether it started
 	// from the JDK AOT cache (aot.go).
 	AOT []AOTStart `json:"aot_cache,omitempty"`
+	// Skipped lists the variants that did not run on this host, with why
+	// (a jdk: that is not installed); the claims reading them are not
+	// applicable here.
+	Skipped []SkippedVariant `json:"skipped_variants,omitempty"`
 }
 
 // AppendCSV appends rows to dir/name, writing the header when the file is

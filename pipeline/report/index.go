@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/threadlab/threadlab/experiments/seeds"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/stats"
 	"gopkg.in/yaml.v3"
 )
 
@@ -17,6 +19,11 @@ import (
 type indexView struct {
 	Decisions   []decisionRow
 	Experiments []experimentView
+	// NotApplicable is set when a decision row's claim did not apply on
+	// its host, so the legend explains that badge too.
+	NotApplicable bool
+	// Seeds is every statement of the seed write-ups (seeds.go).
+	Seeds []seedRow
 }
 
 type decisionRow struct {
@@ -111,8 +118,10 @@ func readIndexRun(dir string) indexRun {
 // Index renders reports/index.html from every run under dataDir: the
 // experiments and their runs, and the decision framework, one row per
 // claim with a decision, from the latest complete run of each experiment
-// (the latest run with verdicts when none completed). A run whose page has
-// not been rendered is listed with the command that renders it.
+// (the latest run with verdicts when none completed), and the seed claims:
+// every statement of the write-ups (experiments/seeds) beside those
+// verdicts. A run whose page has not been rendered is listed with the
+// command that renders it.
 func Index(dataDir, reportsDir string) (string, error) {
 	entries, err := os.ReadDir(dataDir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -125,6 +134,7 @@ func Index(dataDir, reportsDir string) (string, error) {
 		return "", fmt.Errorf("create %s: %w (check that --reports points to a writable directory)", reportsDir, err)
 	}
 	var iv indexView
+	latest := map[string]indexRun{} // by experiment: the run whose verdicts stand
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
@@ -141,15 +151,23 @@ func Index(dataDir, reportsDir string) (string, error) {
 			runs[i] = readIndexRun(d)
 		}
 		iv.Experiments = append(iv.Experiments, experimentRows(e.Name(), runs, reportsDir))
+		if i := latestRun(runs); i >= 0 {
+			exp, _ := dirName(runs[i], e.Name())
+			latest[exp] = runs[i]
+		}
 		for _, d := range decisionRows(e.Name(), runs) {
 			if _, err := os.Stat(filepath.Join(reportsDir, d.Experiment, d.Run, "index.html")); err != nil {
 				d.Href = "" // not rendered yet: the run table says how
 			}
 			iv.Decisions = append(iv.Decisions, d)
+			iv.NotApplicable = iv.NotApplicable || d.Strength == stats.NotApplicable
 		}
 	}
+	if iv.Seeds, err = seedRows(latest, reportsDir); err != nil {
+		return "", fmt.Errorf("seed claims inventory: %w (fix %s; go test ./experiments/seeds says where)", err, seeds.File)
+	}
 	// Trustworthy rows first; within a strength, experiments in name order.
-	rank := map[string]int{"solid": 0, "directional": 1, "inconclusive": 2, "contradicted": 3}
+	rank := map[string]int{"solid": 0, "directional": 1, "inconclusive": 2, stats.NotApplicable: 3, "contradicted": 4}
 	sort.SliceStable(iv.Decisions, func(i, j int) bool {
 		ri, ok := rank[iv.Decisions[i].Strength]
 		if !ok {
@@ -220,21 +238,7 @@ func experimentRows(name string, runs []indexRun, reportsDir string) experimentV
 // decisionRows takes the verdicts of the latest complete run, so an
 // interrupted rerun does not erase what a finished run established.
 func decisionRows(name string, runs []indexRun) []decisionRow {
-	pick := -1
-	for i := len(runs) - 1; i >= 0; i-- {
-		if runs[i].err == nil && len(runs[i].verdicts) > 0 && runs[i].meta.State == "complete" {
-			pick = i
-			break
-		}
-	}
-	if pick < 0 {
-		for i := len(runs) - 1; i >= 0; i-- {
-			if runs[i].err == nil && len(runs[i].verdicts) > 0 {
-				pick = i
-				break
-			}
-		}
-	}
+	pick := latestRun(runs)
 	if pick < 0 {
 		return nil
 	}

@@ -39,40 +39,29 @@ func (v *runView) markdown() []byte {
 	}
 
 	b.WriteString("## Reproduction\n\n")
-	vs, _ := v.run.ReadVerdicts()
-	if len(vs) == 0 {
+	if len(v.Repro) == 0 {
 		b.WriteString("No verdicts were recorded with this run.\n\n")
 	} else {
 		b.WriteString("| claim | seed's figure | our figure (CI) | verdict | size | host |\n|---|---|---|---|---|---|\n")
-		for _, x := range vs {
-			seed := "–"
-			if s, ok := v.seeds[x.ID]; ok {
-				seed = num(s.Value)
-				if s.From != "" {
-					seed += " (" + mdText(strings.TrimRight(s.From, ".")) + ")"
-				}
+		for _, r := range v.Repro {
+			ids := ""
+			if r.SeedIDs != "" {
+				ids = " (" + r.SeedIDs + ")"
 			}
-			ours := "–"
-			if x.Ratio != 0 {
-				ours = num(x.Ratio)
-				if x.Low != 0 || x.High != 0 {
-					ours += " (" + ciLabel(x) + " " + num(x.Low) + "–" + num(x.High) + ")"
-				}
-				if x.P != 0 {
-					ours += ", p = " + pval(x.P)
-				}
-			} else if x.Reason != "" {
-				ours = mdText(x.Reason)
+			verdict := "**" + mdText(r.StatusText) + "**"
+			if r.Strength != r.Status {
+				verdict += " (" + mdText(r.Strength) + ")"
 			}
-			verdict := "**" + mdText(orDash(x.Status)) + "**"
-			if st := strength(x); st != x.Status {
-				verdict += " (" + mdText(st) + ")"
-			}
-			size := "–"
-			if s, ok := v.seeds[x.ID]; ok {
-				size = orDash(magnitude(s.Value, x))
-			}
-			fmt.Fprintf(&b, "| %s `%s` | %s | %s | %s | %s | %s |\n", mdText(x.Says), strings.ReplaceAll(x.ID, "`", "'"), seed, ours, verdict, size, mdText(orDash(v.Host)))
+			fmt.Fprintf(&b, "| %s `%s`%s | %s | %s | %s | %s | %s |\n", mdText(r.Says), strings.ReplaceAll(r.ID, "`", "'"), ids,
+				mdText(r.Seed), mdText(r.Ours), verdict, mdText(r.Size), mdText(r.Host))
+		}
+		b.WriteString("\n")
+	}
+	if len(v.OtherSeeds) > 0 {
+		b.WriteString("The write-ups' other statements about this experiment ([every statement of the five write-ups](../../index.html#seeds)):\n\n")
+		b.WriteString("| statement | seed's figure | where it lives | in this run |\n|---|---|---|---|\n")
+		for _, o := range v.OtherSeeds {
+			fmt.Fprintf(&b, "| %s: %s | %s | %s | %s |\n", o.ID, mdText(o.Says), mdText(o.Figure), mdText(o.Where), mdText(o.In))
 		}
 		b.WriteString("\n")
 	}

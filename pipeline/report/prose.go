@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/stats"
 	"gopkg.in/yaml.v3"
 )
 
@@ -167,6 +168,9 @@ func (v *runView) method(mi *methodInfo) []string {
 	if len(v.SweepKeys) > 0 {
 		s += fmt.Sprintf(" Each was run at %d points of a sweep over %s.", len(v.Points), strings.Join(v.SweepKeys, ", "))
 	}
+	for _, x := range v.run.Meta.Skipped {
+		s += fmt.Sprintf(" Variant %s did not run on this host: %s; the claims that read it are not applicable here.", x.Variant, strings.TrimRight(x.Reason, "."))
+	}
 	out = append(out, s)
 	groups := mi.Load.Groups
 	if len(groups) == 0 {
@@ -263,6 +267,10 @@ func claimSentence(x record.Verdict, seed seedFigure) string {
 		s = fmt.Sprintf("Supported: %s", lowerFirst(says))
 	case "contradicted":
 		s = fmt.Sprintf("Not so: the data contradicts that %s", lowerFirst(says))
+	case stats.NotApplicable:
+		// The reason says which precondition failed; no figures: they
+		// answer a question this host could not pose.
+		return fmt.Sprintf("Not applicable here: whether %s (%s).", lowerFirst(says), strings.TrimPrefix(strings.TrimRight(x.Reason, "."), "not applicable here: "))
 	default:
 		s = fmt.Sprintf("Not settled: whether %s", lowerFirst(says))
 	}
@@ -300,6 +308,9 @@ func measured(x record.Verdict) string {
 // ratio (an absolute check).
 func because(x record.Verdict, seed seedFigure) string {
 	s := measured(x)
+	if x.Status == stats.NotApplicable {
+		s = strings.TrimRight(x.Reason, ".")
+	}
 	if s == "" {
 		s = strings.TrimRight(x.Reason, ".")
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/threadlab/threadlab/experiments/seeds"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
 
@@ -22,6 +23,10 @@ func TestClaimSentence(t *testing.T) {
 			"Not settled: whether WebFlux beats virtual (measured ratio 0.95, 95% CI 0.89–1.45). The seed reported 1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall). The medians alone lean supported, which is a direction, not a result.",
 			"a proper noun keeps its case; the seed's figure; the lean is not a result"},
 		{record.Verdict{Says: "Platform wins", Status: "contradicted"}, seedFigure{}, "Not so: the data contradicts that platform wins.", "no figures"},
+		{record.Verdict{Says: "Virtual threads saturate the CPU.", Status: "not-applicable", Ratio: 2, Low: 1.5, High: 2.5,
+			Reason: "not applicable here: it needs at least 4 CPUs for the target, and this host gave it 2"}, seed,
+			"Not applicable here: whether virtual threads saturate the CPU (it needs at least 4 CPUs for the target, and this host gave it 2).",
+			"the failed precondition, without figures that answer another question"},
 	} {
 		if got := claimSentence(c.v, c.seed); got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.why, got, c.want)
@@ -64,4 +69,110 @@ func readFile(t *testing.T, dir, rel string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestNotApplicableRendered: a claim whose precondition failed shows as
+// not applicable here, with its own badge, its reason instead of figures
+// in the reproduction table, no size reading, no pick in the decision
+// framework; a skipped variant is named in the Method section.
+func TestNotApplicableRendered(t *testing.T) {
+	data := t.TempDir()
+	dir := filepath.Join(data, "io-bound", ioRun)
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(fixtureDir, "io-bound", ioRun))); err != nil {
+		t.Fatal(err)
+	}
+	vs, err := record.ReadVerdictsFile(dir, record.VerdictsFile)
+	if err != nil || len(vs) == 0 {
+		t.Fatalf("fixture verdicts: %v", err)
+	}
+	const why = "not applicable here: variant virtual did not run on this host (jdk: 21: no JDK 21 is installed)"
+	for i := range vs {
+		if vs[i].ID == "webflux-beats-virtual" { // it has a seed figure and a decision row
+			vs[i].Status, vs[i].Reason, vs[i].Leans = "not-applicable", why, ""
+		}
+	}
+	if err := record.WriteJSON(dir, record.VerdictsFile, vs); err != nil {
+		t.Fatal(err)
+	}
+	var meta record.Meta
+	if err := record.ReadJSON(dir, record.RunFile, &meta); err != nil {
+		t.Fatal(err)
+	}
+	meta.Skipped = []record.SkippedVariant{{Variant: "virtual", JDK: 21, Reason: "jdk: 21: no JDK 21 is installed"}}
+	if err := record.WriteJSON(dir, record.RunFile, meta); err != nil {
+		t.Fatal(err)
+	}
+	r, err := record.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if _, err := Run(r, out); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Index(data, out); err != nil {
+		t.Fatal(err)
+	}
+	page := readFile(t, out, "io-bound/"+ioRun+"/index.html")
+	md := readFile(t, out, "io-bound/"+ioRun+"/"+MarkdownFile)
+	index := readFile(t, out, "index.html")
+	for _, c := range []struct{ where, text, want, why string }{
+		{"run page", page, `<span class="badge b-not-applicable">not applicable here</span>`, "its own badge and colour, in words"},
+		{"run page", page, "Variant virtual did not run on this host: jdk: 21: no JDK 21 is installed; the claims that read it are not applicable here.", "the Method section names the skipped variant"},
+		{"run page", page, "Not applicable here: whether WebFlux finishes an I/O-bound burst faster than virtual threads (variant virtual did not run", "the Answer says so, with the reason"},
+		{"report.md", md, "`webflux-beats-virtual` (000.3) | 1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall, single trials) | " + mdText(why) + " | **not applicable here** | – |",
+			"the seed's figure stays; the reason replaces our figure; no size reading (it read smaller here before)"},
+		{"index", index, `<span class="badge b-not-applicable">not-applicable</span>`, "the decision framework's badge"},
+		{"index", index, "no pick here: the claim did not apply on this host", "no recommendation from a claim that did not apply"},
+		{"index", index, "a precondition of the claim did not hold on the host that ran it", "the legend explains the badge when a row carries it"},
+	} {
+		if !strings.Contains(c.text, c.want) {
+			t.Errorf("%s: %s lacks %q", c.why, c.where, c.want)
+		}
+	}
+}
+
+// TestSeedClaimsTable: the site lists every statement of the seed
+// inventory, encoded or not, with the verdict of the latest run where a
+// manifest claim decides it, and says so where none does.
+func TestSeedClaimsTable(t *testing.T) {
+	out := renderFixture(t)
+	index := readFile(t, out, "index.html")
+	all, err := seeds.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range all {
+		if !strings.Contains(index, `<tr id="seed-`+c.ID+`">`) {
+			t.Errorf("seed claim %s is missing from the site's table", c.ID)
+		}
+	}
+	for _, want := range []struct{ text, why string }{
+		{`<a href="io-bound/` + ioRun + `/index.html#claim-webflux-beats-virtual">io-bound/webflux-beats-virtual</a>: <span class="badge b-inconclusive">inconclusive</span> measured ratio 0.95`,
+			"a row names its claim, links the run's verdict and shows our figure"},
+		{`<code>pool-sweep/pool-limited-tie</code>: <span class="muted">not decided in run ` + poolRun + ` (profile smoke)</span>`,
+			"a claim the latest run did not decide says which run and profile"},
+		{`<code>cpu-bound/virtual-ties-platform</code>: <span class="muted">no run with verdicts yet</span>`, "an experiment without runs"},
+		{`<span class="badge b-other">not-encoded</span> not encoded: needs JFR recording`, "not encoded, with why"},
+		{`<span class="badge b-other">precondition</span> precondition of every 004 claim`, "a precondition row"},
+		{`<tr><td colspan="5"><strong>003: 1000 requests at once, and blocking on the event loop</strong></td></tr>`, "a heading per write-up"},
+		{`absolute <code>distinct_threads</code> at most 4`, "backticks in the inventory become code"},
+	} {
+		if !strings.Contains(index, want.text) {
+			t.Errorf("%s: index lacks %q", want.why, want.text)
+		}
+	}
+	page := readFile(t, out, "io-bound/"+ioRun+"/index.html")
+	for _, want := range []struct{ text, why string }{
+		{`<tr><td><a href="#claim-webflux-beats-virtual">WebFlux finishes an I/O-bound burst faster than virtual threads</a> <span class="muted">(seed 000.3)</span></td><td>1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall, single trials)</td><td>0.95 (`,
+			"the run page's reproduction table: the claim, its seed statement and figure beside ours"},
+		{`<td>smaller here</td>`, "the size reading"},
+		{`<li>000.1: virtual threads finish an I/O burst sooner than 200 platform threads (wall 1325 vs 1042 ms (1.27x), single trials); io-bound/virtual-beats-platform: no verdict in this run`,
+			"a seed statement about this experiment that the run has no verdict for is listed, not dropped"},
+		{`The write-up&#39;s figure: 1.83`, "each verdict block shows the seed's figure"},
+	} {
+		if !strings.Contains(page, want.text) {
+			t.Errorf("%s: run page lacks %q", want.why, want.text)
+		}
+	}
 }

@@ -82,7 +82,7 @@ type summaryTable struct {
 func badgeClass(s string) string {
 	switch strings.ToLower(s) {
 	case "supported", "solid", "ok", "pass", "complete", "contradicted", "failed", "fail", "bad", "error",
-		"directional", "warn", "warning", "interrupted", "running", "inconclusive", "unknown", "skip":
+		"directional", "warn", "warning", "interrupted", "running", "inconclusive", "unknown", "skip", "not-applicable":
 		return "b-" + strings.ToLower(s)
 	case "true":
 		return "b-ok"

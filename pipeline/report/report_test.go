@@ -396,6 +396,7 @@ func TestDecisionRows(t *testing.T) {
 		{"too few trials for a CI does not weaken a claim that passed its test", []indexRun{run("r1", "complete", v("supported", "few-trials-ci (platform)"))}, "r1", "solid"},
 		{"contradicted stays contradicted, flags or not", []indexRun{run("r1", "complete", v("contradicted", "noisy-cv (a)"))}, "r1", "contradicted"},
 		{"inconclusive is shown as such", []indexRun{run("r1", "complete", v("inconclusive"))}, "r1", "inconclusive"},
+		{"not applicable is its own strength, flags or not", []indexRun{run("r1", "complete", v("not-applicable", "noisy-cv (a)"))}, "r1", "not-applicable"},
 		{"an interrupted newer run does not replace a complete one", []indexRun{run("r1", "complete", v("supported")), run("r2", "interrupted", v("contradicted"))}, "r1", "solid"},
 		{"the newest complete run wins", []indexRun{run("r1", "complete", v("contradicted")), run("r2", "complete", v("supported"))}, "r2", "solid"},
 		{"without a complete run, the newest run with verdicts", []indexRun{run("r1", "failed", v("supported")), run("r2", "interrupted")}, "r1", "solid"},

@@ -10,7 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/threadlab/threadlab/experiments/seeds"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/stats"
 	"gopkg.in/yaml.v3"
 )
 
@@ -22,6 +24,7 @@ type runView struct {
 	assetsHost string // relative path from the page to reports/assets/
 	hists      map[trialKey]*record.HistogramLog
 	seeds      map[string]seedFigure // claim ID -> the seed write-up's figure
+	recorded   []record.Verdict      // verdicts.json as read
 
 	Title      string
 	Experiment string
@@ -46,6 +49,8 @@ type runView struct {
 	Latest     *latestLink
 
 	Verdicts    []verdictRow
+	Repro       []reproRow  // the reproduction table (repro.go)
+	OtherSeeds  []otherSeed // the seed statements about this experiment without a verdict here
 	Charts      []*chart
 	Series      []*chart
 	SeriesNote  string
@@ -96,6 +101,7 @@ type legendItem struct{ Name, Color string }
 
 type verdictRow struct {
 	ID, Says, Status, Strength string
+	StatusText                 string // the status as a reader sees it ("not applicable here")
 	Reason, Leans              string
 	Evidence                   []string
 	Numbers                    string
@@ -225,12 +231,12 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 	v.Primary, v.PrimaryTxt, v.Measured = l.Primary, metricLabel(l.Primary), l.Measured
 	v.Groups, v.Variants, v.Points, v.SweepKeys = l.Groups, l.Variants, l.Points, l.SweepKeys
 
+	mi := readMethod(r.Manifest)
+	v.seeds = mi.seeds() // before the verdicts, which show the seed's figure beside ours
 	if err := v.verdicts(); err != nil {
 		return nil, err
 	}
-	mi := readMethod(r.Manifest)
 	v.Method = v.method(mi)
-	v.seeds = mi.seeds()
 	v.Answer = v.answer(v.seeds)
 	v.summary()
 	v.comparisons()
@@ -259,6 +265,12 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 			v.FingerprintJSON = string(r.Fingerprint)
 		}
 	}
+
+	inventory, err := seeds.All()
+	if err != nil {
+		return nil, fmt.Errorf("seed claims inventory: %w (fix %s; go test ./experiments/seeds says where)", err, seeds.File)
+	}
+	v.reproduction(v.recorded, inventory) // after the host, which each row names
 
 	v.Seed = r.Meta.Seed
 	v.Order = r.Meta.Order
@@ -347,7 +359,7 @@ func (v *runView) verdicts() error {
 		return fmt.Errorf("read verdicts: %w (fix or delete the file, then rerun threadlab report)", err)
 	}
 	for _, x := range vs {
-		row := verdictRow{ID: x.ID, Says: x.Says, Status: orDash(x.Status), Strength: strength(x), Reason: x.Reason, Leans: x.Leans,
+		row := verdictRow{ID: x.ID, Says: x.Says, Status: orDash(x.Status), StatusText: statusText(x.Status), Strength: strength(x), Reason: x.Reason, Leans: x.Leans,
 			Evidence: x.Evidence, Flags: x.Flags, Decision: x.Decision}
 		var nums []string
 		if x.Ratio != 0 {
@@ -366,12 +378,13 @@ func (v *runView) verdicts() error {
 			if sf.From != "" {
 				row.Seed += " (" + strings.TrimRight(sf.From, ".") + ")"
 			}
-			if m := magnitude(sf.Value, x); m != "" {
+			if m := magnitude(sf.Value, x); m != "" && x.Status != stats.NotApplicable {
 				row.Seed += "; size: " + m
 			}
 		}
 		v.Verdicts = append(v.Verdicts, row)
 	}
+	v.recorded = vs
 	return nil
 }
 
@@ -393,12 +406,21 @@ func strength(x record.Verdict) string {
 			}
 		}
 		return "solid"
-	case "contradicted", "inconclusive":
+	case "contradicted", "inconclusive", stats.NotApplicable:
 		return x.Status
 	case "":
 		return "inconclusive"
 	}
 	return x.Status
+}
+
+// statusText is a recorded status as the page shows it: "not applicable
+// here" for a claim whose precondition failed, "–" for none.
+func statusText(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return orDash(s)
+	}
+	return stats.StatusText(s)
 }
 
 // sizeFlag tells flags about the number of trials from noise flags; a

@@ -11,6 +11,11 @@ const (
 	Supported    = "supported"
 	Contradicted = "contradicted"
 	Inconclusive = "inconclusive"
+	// NotApplicable is a claim whose precondition does not hold on this
+	// host or in this run (the target's CPU never saturated, too few
+	// cores, a variant whose JDK is not installed): the data neither
+	// supports nor contradicts it here. SetAside makes one.
+	NotApplicable = "not-applicable"
 )
 
 // MinReplicates is the fewest independent replicates per cell (forks, or
@@ -109,7 +114,7 @@ type Estimate struct {
 type Verdict struct {
 	ID     string `json:"id"`
 	Says   string `json:"says"`
-	Status string `json:"status"` // Supported, Contradicted or Inconclusive
+	Status string `json:"status"` // Supported, Contradicted, Inconclusive or NotApplicable
 	// Reason says in one sentence why the status is what it is; for
 	// Inconclusive it names what to change (more trials, an absolute check).
 	Reason string `json:"reason"`
@@ -144,8 +149,8 @@ type Verdict struct {
 }
 
 // Decided reports whether a sequential run can stop adding trials for this
-// claim: it is supported or contradicted, or inconclusive for a reason more
-// trials cannot change. A run also stops at its last look, whatever this says.
+// claim: it is supported, contradicted or not applicable, or inconclusive
+// for a reason more trials cannot change. A run also stops at its last look, whatever this says.
 func Decided(v Verdict) bool { return v.Status != Inconclusive || !v.Open }
 
 // Evaluate decides a claim at a fixed design with the given bootstrap seed.
