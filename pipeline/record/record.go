@@ -221,6 +221,9 @@ type Meta struct {
 	// AOT says, per variant with a built-in target, whether it started
 	// from the JDK AOT cache (aot.go).
 	AOT []AOTStart `json:"aot_cache,omitempty"`
+	// Affinity is the CPU affinity read back from the target, service and
+	// generator processes, beside what pinning asked (pipeline/affinity.go).
+	Affinity []Affinity `json:"affinity,omitempty"`
 }
 
 // AppendCSV appends rows to dir/name, writing the header when the file is
