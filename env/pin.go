@@ -165,3 +165,148 @@ func tasks(pid int) ([]int, error) {
 	}
 	return out, nil
 }
+
+// ProcAffinity is the CPU affinity of a running process as the kernel
+// reports it for each of its threads: what is in force, which may differ
+// from what was asked (a wrapper that re-pinned it, a cpuset cgroup, a
+// thread that pinned itself).
+type ProcAffinity struct {
+	Pid     int
+	CPUs    []int // the union over its threads, sorted
+	Threads int   // threads read
+	// Mixed is true when its threads do not all have the same mask.
+	Mixed bool
+}
+
+// ReadAffinity reads Cpus_allowed_list of every thread of pid from
+// /proc/<pid>/task/<tid>/status (the process's own status file when the
+// task directory cannot be listed). Threads that exit while being read are
+// skipped; a process that is gone is an error.
+func ReadAffinity(pid int) (ProcAffinity, error) {
+	a := ProcAffinity{Pid: pid}
+	base := filepath.Join("/proc", strconv.Itoa(pid))
+	files := []string{filepath.Join(base, "status")}
+	if tids, err := tasks(pid); err == nil {
+		files = files[:0]
+		for _, tid := range tids {
+			files = append(files, filepath.Join(base, "task", strconv.Itoa(tid), "status"))
+		}
+	}
+	var statuses []string
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil { // else the thread exited
+			statuses = append(statuses, string(b))
+		}
+	}
+	if len(statuses) == 0 {
+		return a, fmt.Errorf("read cpu affinity of pid %d: no such process (did it exit?)", pid)
+	}
+	if err := a.merge(statuses); err != nil {
+		return a, fmt.Errorf("read cpu affinity of pid %d: %w", pid, err)
+	}
+	return a, nil
+}
+
+// merge sets CPUs, Threads and Mixed from the status files of the threads.
+func (a *ProcAffinity) merge(statuses []string) error {
+	union := map[int]bool{}
+	var first string
+	for i, st := range statuses {
+		list, err := CPUsAllowed(st)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			first = list
+		} else if list != first {
+			a.Mixed = true
+		}
+		cpus, err := ParseCPUList(list)
+		if err != nil {
+			return err
+		}
+		for _, c := range cpus {
+			union[c] = true
+		}
+	}
+	a.Threads = len(statuses)
+	a.CPUs = nil
+	for c := range union {
+		a.CPUs = append(a.CPUs, c)
+	}
+	sort.Ints(a.CPUs)
+	return nil
+}
+
+// CPUsAllowed returns the Cpus_allowed_list value of a /proc status file.
+func CPUsAllowed(status string) (string, error) {
+	for _, line := range strings.Split(status, "\n") {
+		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+			return strings.TrimSpace(v), nil
+		}
+	}
+	return "", errors.New("no Cpus_allowed_list line (a Linux /proc status file has one since 2.6.26)")
+}
+
+// GroupPids lists the processes of process group pgid, sorted, from the
+// pgrp field of /proc/<pid>/stat.
+func GroupPids(pgid int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		if g, ok := pgrpOf(string(b)); ok && g == pgid {
+			out = append(out, pid)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// pgrpOf reads the process group (field 5) of a /proc/<pid>/stat line,
+// counting from the last ')' since the command name may contain spaces.
+func pgrpOf(stat string) (int, bool) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(stat[i+1:]) // state ppid pgrp ...
+	if len(f) < 3 {
+		return 0, false
+	}
+	g, err := strconv.Atoi(f[2])
+	return g, err == nil
+}
+
+// PinGroup pins every process of process group pgid (every thread of
+// each, as Pin does) and returns how many it pinned. It is for a service
+// started in a group of its own, such as the PostgreSQL cluster: the
+// postmaster and its helpers are pinned at once, and the backends it forks
+// later inherit its mask. Processes that exit meanwhile are skipped.
+func PinGroup(pgid int, cpus []int) (int, error) {
+	n := 0
+	for _, pid := range GroupPids(pgid) {
+		err := Pin(pid, cpus)
+		if errors.Is(err, unix.ESRCH) {
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("pin process group %d to cpus %s: no process in it (did the service exit?)", pgid, FormatCPUList(cpus))
+	}
+	return n, nil
+}

@@ -4,8 +4,11 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestParseCPUList(t *testing.T) {
@@ -152,4 +155,158 @@ func TestPinExitedProcess(t *testing.T) {
 	if err := Pin(cmd.Process.Pid, []int{0}); err == nil {
 		t.Error("pinning a reaped process: no error")
 	}
+}
+
+func TestCPUsAllowed(t *testing.T) {
+	tests := []struct {
+		status, want, wantErr, why string
+	}{
+		{"Name:\tsleep\nCpus_allowed:\t3\nCpus_allowed_list:\t0-1\nMems_allowed:\t1\n", "0-1", "", "as the kernel writes it"},
+		{"Cpus_allowed_list: 1 \n", "1", "", "spaces around the value"},
+		{"Name:\tsleep\nCpus_allowed:\t3\n", "", "no Cpus_allowed_list", "the list line missing (a status file from a kernel older than 2.6.26)"},
+	}
+	for _, tt := range tests {
+		got, err := CPUsAllowed(tt.status)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s: err = %v, want %q", tt.why, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%s: %q, %v; want %q", tt.why, got, err, tt.want)
+		}
+	}
+}
+
+// ReadAffinity reads back what is in force, from a real child started
+// under taskset (the way the pipeline starts a pinned target) and from one
+// pinned after its start with sched_setaffinity (the way it pins a service).
+func TestReadAffinity(t *testing.T) {
+	allowed := Allowed()
+	last := allowed[len(allowed)-1]
+	start := func(argv ...string) int {
+		t.Helper()
+		cmd := exec.Command(argv[0], argv[1:]...)
+		if err := cmd.Start(); err != nil {
+			t.Skipf("cannot start %v: %v", argv, err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd.Process.Pid
+	}
+	if _, err := exec.LookPath("taskset"); err == nil {
+		pid := start("taskset", "-c", strconv.Itoa(last), "sleep", "30")
+		// taskset sets the mask and execs sleep in the same process: wait
+		// for the exec so the mask read is sleep's, not taskset's own.
+		for i := 0; i < 200 && commOf(pid) != "sleep"; i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+		a, err := ReadAffinity(pid)
+		if err != nil || !slices.Equal(a.CPUs, []int{last}) || a.Mixed || a.Threads != 1 {
+			t.Errorf("child started under taskset -c %d: %+v, %v; want cpus [%d], one thread", last, a, err, last)
+		}
+	}
+	pid := start("sleep", "30")
+	if a, err := ReadAffinity(pid); err != nil || !slices.Equal(a.CPUs, allowed) {
+		t.Errorf("unpinned child: %+v, %v; want what this process may use, %v", a, err, allowed)
+	}
+	if err := Pin(pid, []int{last}); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := ReadAffinity(pid); err != nil || !slices.Equal(a.CPUs, []int{last}) {
+		t.Errorf("child pinned with sched_setaffinity to %d: read back %+v, %v", last, a, err)
+	}
+
+	// This test binary: several threads, all with one mask.
+	if a, err := ReadAffinity(os.Getpid()); err != nil || a.Threads < 2 || a.Mixed {
+		t.Errorf("this process: %+v, %v; want several threads with one mask", a, err)
+	}
+	gone := exec.Command("true")
+	if err := gone.Run(); err == nil {
+		if _, err := ReadAffinity(gone.Process.Pid); err == nil || !strings.Contains(err.Error(), "no such process") {
+			t.Errorf("a reaped process: err = %v, want no such process", err)
+		}
+	}
+}
+
+func TestAffinityMerge(t *testing.T) {
+	st := func(list string) string { return "Name:\tjava\nCpus_allowed_list:\t" + list + "\n" }
+	tests := []struct {
+		statuses []string
+		cpus     []int
+		mixed    bool
+		wantErr  string
+		why      string
+	}{
+		{[]string{st("1"), st("1"), st("1")}, []int{1}, false, "", "every thread on cpu 1, as taskset -c 1 leaves a JVM"},
+		{[]string{st("0-1"), st("1"), st("0-1")}, []int{0, 1}, true, "", "one thread pinned apart: mixed, the union is what the process may use"},
+		{[]string{st("2"), st("0")}, []int{0, 2}, true, "", "threads on disjoint cpus"},
+		{[]string{st("1"), "Name:\tx\n"}, nil, false, "no Cpus_allowed_list", "a status file without the list"},
+		{[]string{st("x")}, nil, false, "not a cpu number", "a list that does not parse"},
+	}
+	for _, tt := range tests {
+		var a ProcAffinity
+		err := a.merge(tt.statuses)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s: err = %v, want %q", tt.why, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(a.CPUs, tt.cpus) || a.Mixed != tt.mixed || a.Threads != len(tt.statuses) {
+			t.Errorf("%s: %+v, %v; want cpus %v mixed %v", tt.why, a, err, tt.cpus, tt.mixed)
+		}
+	}
+}
+
+// PinGroup pins every process of a group, and a process the group forks
+// afterwards inherits the mask (PostgreSQL's backends).
+func TestPinGroup(t *testing.T) {
+	allowed := Allowed()
+	last := allowed[len(allowed)-1]
+	cmd := exec.Command("sh", "-c", "sleep 30 & sleep 30 & read x; sleep 30 & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Skip("cannot start sh: ", err)
+	}
+	pgid := cmd.Process.Pid
+	defer func() { _ = syscall.Kill(-pgid, syscall.SIGKILL); _ = cmd.Wait() }()
+	waitGroup := func(n int) []int {
+		t.Helper()
+		for i := 0; i < 300; i++ {
+			if pids := GroupPids(pgid); len(pids) >= n {
+				return pids
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("process group %d never had %d processes: %v", pgid, n, GroupPids(pgid))
+		return nil
+	}
+	pids := waitGroup(3) // sh and two sleeps
+	n, err := PinGroup(pgid, []int{last})
+	if err != nil || n < 3 {
+		t.Fatalf("PinGroup: %d pinned, %v; want sh and both sleeps", n, err)
+	}
+	in.Write([]byte("go\n")) // sh forks its third sleep now, after the pinning
+	for _, pid := range waitGroup(4) {
+		a, err := ReadAffinity(pid)
+		if err != nil {
+			continue // exited meanwhile
+		}
+		if !slices.Equal(a.CPUs, []int{last}) {
+			t.Errorf("pid %d of group %d (pinned first: %v): cpus %v, want [%d]", pid, pgid, pids, a.CPUs, last)
+		}
+	}
+	if _, err := PinGroup(1<<30, []int{last}); err == nil {
+		t.Error("PinGroup of a group with no process: no error")
+	}
+}
+
+func commOf(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	return strings.TrimSpace(string(b))
 }

@@ -73,6 +73,12 @@ type Options struct {
 	Launcher   Launcher  // default Processes{}
 	Stages     []Stage   // default Stages()
 	NoReport   bool      // skip rendering (tests of the data alone)
+	// Downstream is the command of the downstream service as a process of
+	// its own ({port} and {delay} are replaced), e.g. threadlab downstream
+	// --port {port} --delay {delay}. It is used when the manifest pins
+	// services, so the service runs on their CPUs; without it, or without
+	// pinning.services, the service runs inside threadlab.
+	Downstream []string
 }
 
 // State is what the stages share.
@@ -104,6 +110,13 @@ type State struct {
 	cleanups []func()
 
 	rep *replication // forks, retries, sequential stops and the wall clock (replication.go)
+
+	// CPU affinity read back (affinity.go): the services' processes, the
+	// processes already recorded and the roles already warned about.
+	pgGroup       int // the PostgreSQL cluster's process group
+	downstreamPid int // the downstream service's process (threadlab's own when in-process)
+	affSeen       map[string]bool
+	affWarned     map[string]bool
 }
 
 // Warn records a warning for the report and the log.

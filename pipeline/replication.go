@@ -219,18 +219,21 @@ func (r *replication) stops(s *State) []record.CellStop {
 
 // serviceGroup records the process group of a service from its pid file
 // (PostgreSQL's postmaster.pid: the pid on the first line leads its
-// group, since pg_ctl starts the server in a new session).
-func (r *replication) serviceGroup(pidFile string) {
+// group, since pg_ctl starts the server in a new session) and returns it,
+// 0 when it cannot be read.
+func (r *replication) serviceGroup(pidFile string) int {
 	b, err := os.ReadFile(pidFile)
 	if err != nil {
-		return
+		return 0
 	}
 	first, _, _ := strings.Cut(string(b), "\n")
 	if pid, err := strconv.Atoi(strings.TrimSpace(first)); err == nil && pid > 0 {
 		if g, err := syscall.Getpgid(pid); err == nil {
 			r.groups = append(r.groups, g)
+			return g
 		}
 	}
+	return 0
 }
 
 // Wall-clock buckets of run.json's time.stages_s.

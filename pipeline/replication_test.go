@@ -17,8 +17,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
+	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline"
 	"github.com/threadlab/threadlab/pipeline/load"
@@ -147,76 +147,123 @@ noise: {max_outside_pct: 100000, max_steal_pct: 100000}
 	}
 }
 
-// hogAt starts a CPU hog in its own process group (so it belongs neither
-// to threadlab nor to the target) the moment the iteration before the
-// given one has ended, and keeps it running for 2 s: the whole measured
-// window of that iteration (1 ms after the previous one ends).
+// hogAt is a Progress that starts a CPU hog in the middle of one measured
+// window: at the first tick (about 1 s in) of the given iteration of the
+// first fork, one busy loop per CPU this process may use, in a process
+// group of its own (so it belongs neither to threadlab nor to the target).
+// It kills the hog as that iteration is recorded, before the next window
+// starts, so the hog disturbs that window alone.
 type hogAt struct {
 	t         *testing.T
 	iteration int
 	mu        sync.Mutex
-	done      int // iterations finished
-	started   bool
-	wg        sync.WaitGroup
+	done      int // iterations recorded
+	hog       *exec.Cmd
+	ran       bool
+	ticks     float64 // the hog's CPU seconds at the last noise reading
 }
 
 func (h *hogAt) Start(total, done int)         {}
 func (h *hogAt) Trial(j pipeline.Job, seq int) {}
-func (h *hogAt) Close()                        {}
-func (h *hogAt) Tick(load.Tick)                {}
-func (h *hogAt) Done(j pipeline.Job, r record.Trial) {
+func (h *hogAt) Close()                        { h.stop() }
+func (h *hogAt) Tick(load.Tick) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.done++
-	if h.started || h.done != h.iteration-1 {
+	if h.ran || h.done != h.iteration-1 {
 		return
 	}
-	h.started = true
-	h.wg.Add(1)
-	go func() {
-		defer h.wg.Done()
-		cmd := exec.Command("sh", "-c", "while :; do :; done")
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := cmd.Start(); err != nil {
-			h.t.Errorf("start the hog: %v", err)
-			return
-		}
-		time.Sleep(2 * time.Second)
-		cmd.Process.Kill()
-		cmd.Wait()
-	}()
+	h.ran = true
+	n := len(env.Allowed())
+	cmd := exec.Command("sh", "-c", strings.Repeat("while :; do :; done & ", n)+"wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		h.t.Errorf("start the hog: %v", err)
+		return
+	}
+	// Ahead of neighbours, where allowed (root): the hog must burn CPU in
+	// its window however busy the host already is.
+	_ = syscall.Setpriority(syscall.PRIO_PGRP, cmd.Process.Pid, -10)
+	h.hog = cmd
+}
+func (h *hogAt) Done(j pipeline.Job, r record.Trial) {
+	h.mu.Lock()
+	h.done++
+	h.mu.Unlock()
+	if r.Iteration == h.iteration {
+		h.stop()
+	}
 }
 
-// TestHogMidTrialIsReRun: a busy loop started outside threadlab during the
-// second iteration pushes that window's host CPU outside threadlab over
-// the gate, so the iteration is invalid with that reason and a re-run
-// iteration takes its place from the retry budget. The gate is 40% of one
-// core; the hog alone averages up to 100% over the 2 s window. Other load on
-// this shared machine may invalidate more windows; the test asserts only
-// what the hog must cause.
-func TestHogMidTrialIsReRun(t *testing.T) {
-	t.Parallel()
-	// One second's look first: on a host already busier than the gate the
-	// hog cannot be told apart, and the run would only show that.
-	probe := telemetry.StartWith(context.Background(), os.Getpid(), "", telemetry.Options{Interval: 500 * time.Millisecond})
-	time.Sleep(time.Second)
-	for _, x := range probe.Stop() {
-		if x.HostCPUPct > 30 {
-			t.Skipf("the host is busy already (%.0f%% of one core outside this process): cannot tell a hog apart now", x.HostCPUPct)
+func (h *hogAt) stop() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.hog != nil {
+		syscall.Kill(-h.hog.Process.Pid, syscall.SIGKILL) // the group: sh and its busy loops
+		h.hog.Wait()
+		h.hog = nil
+	}
+}
+
+// noise is the in-window noise the pipeline sees in this test: the real
+// host reading (CPU used outside threadlab, from the sampler's samples),
+// capped by the CPU the hog's own processes burned since the last window,
+// read from /proc. On a quiet host the two agree; on a host that
+// neighbours already saturate (measured here: 190% of one core outside
+// threadlab on 2 cores, all through a run) the host-wide figure cannot tell
+// the hog from them, and the cap keeps the neighbours from invalidating
+// every window. The host-wide computation itself is tested in telemetry.
+func (h *hogAt) noise(samples []telemetry.Sample) (float64, float64) {
+	host, steal := pipeline.HostNoise(samples)
+	var dur float64
+	for _, x := range samples {
+		dur += x.Dur
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	cpu := 0.0
+	if h.hog != nil {
+		for _, pid := range env.GroupPids(h.hog.Process.Pid) {
+			if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+				if st, err := env.ParsePidStat(b); err == nil {
+					cpu += float64(st.UTime+st.STime) / env.UserHZ
+				}
+			}
 		}
 	}
-	m := repManifest(t, "hog", []variant{{name: "a"}}, `load: {model: closed, users: 2, duration: 2s, requests: [{path: "/io?ms=20"}], warmup: 1ms, timeout: 10s}
+	hog := 0.0
+	if dur > 0 {
+		hog = max(0, cpu-h.ticks) / dur * 100
+	}
+	h.ticks = cpu
+	h.t.Logf("window noise: host %.0f%% of one core outside threadlab, the hog %.0f%%", host, hog)
+	return min(host, hog), steal
+}
+
+// TestHogMidTrialIsReRun: busy loops on every CPU, started outside
+// threadlab a second into the second iteration of a fork, make that
+// window noisy, so the iteration is invalid with the noise reason and a
+// re-run takes its place from the retry budget; the cell still ends with
+// its planned fork and iterations. The hog burns about 100% of each CPU
+// for 2 s of the 3 s window on a quiet host (about 130% of one core on
+// average on 2 CPUs); with neighbours saturating both CPUs it still got
+// 22% at normal priority, so it runs at nice -10 where allowed, and the
+// gate the test sets is 5% of one core (the other windows read 0%). Not
+// parallel: the other tests of the package do not run beside it.
+func TestHogMidTrialIsReRun(t *testing.T) {
+	const gate = 5.0
+	m := repManifest(t, "hog", []variant{{name: "a"}}, fmt.Sprintf(`load: {model: closed, users: 2, duration: 3s, requests: [{path: "/io?ms=20"}], warmup: 1ms, timeout: 10s}
 forks: 1
-iterations: 3
-retries: 4
+iterations: 2
+retries: 2
 cooldown: {max_busy_pct: 100, max_wait: 1ms, pause: 1ms, iteration: 1ms}
-noise: {max_outside_pct: 40}
-`)
+noise: {max_outside_pct: %g, max_steal_pct: 100000}
+`, gate))
 	h := &hogAt{t: t, iteration: 2}
+	t.Cleanup(h.stop)
+	t.Cleanup(pipeline.SetMeasureNoise(h.noise))
 	r, summary := runRep(t, m, h)
-	h.wg.Wait()
 	var hit *record.Trial
-	retries := 0
+	retries, valid := 0, 0
 	for i, tr := range r.Trials {
 		t.Logf("fork %d iteration %d valid %v outside %.0f%%: %s", tr.Fork, tr.Iteration, tr.Valid, tr.HostOutsidePct, tr.Reason)
 		if tr.Iteration == 2 {
@@ -225,18 +272,21 @@ noise: {max_outside_pct: 40}
 		if tr.Retry {
 			retries++
 		}
+		if tr.Valid {
+			valid++
+		}
 	}
-	if len(r.Trials) > 0 && r.Trials[0].Iteration == 1 && !r.Trials[0].Valid && r.Trials[0].HostOutsidePct > 40 {
-		t.Skipf("the host was already busier than the gate before the hog started (%.0f%% of one core outside threadlab in iteration 1): cannot tell the hog apart on this machine now", r.Trials[0].HostOutsidePct)
+	if !h.ran {
+		t.Fatal("the hog never started: no tick in iteration 2")
 	}
-	if hit == nil || hit.Valid || !strings.Contains(hit.Reason, "host noise") || hit.HostOutsidePct <= 40 {
-		t.Fatalf("iteration 2 ran beside the hog: want it invalid for host noise above 40%%, got %+v", hit)
+	if hit == nil || hit.Valid || !strings.Contains(hit.Reason, "host noise") || hit.HostOutsidePct <= gate {
+		t.Fatalf("iteration 2 ran beside the hog: want it invalid for host noise above %g%%, got %+v", gate, hit)
 	}
-	if retries == 0 || len(r.Trials) < 4 {
-		t.Errorf("%d rows, %d re-runs: the invalid iteration must be re-run", len(r.Trials), retries)
+	if retries != 1 || valid != 2 || len(r.Trials) != 3 {
+		t.Errorf("%d rows, %d valid, %d re-runs: want the hogged iteration re-run once, and the fork with its 2 valid iterations", len(r.Trials), valid, retries)
 	}
-	if c := r.Meta.Cells; len(c) != 1 || c[0].Retries != retries {
-		t.Errorf("run.json cells %+v: want the %d re-runs counted", c, retries)
+	if c := r.Meta.Cells; len(c) != 1 || c[0].Retries != 1 || c[0].Forks != 1 || c[0].Reason != "planned n reached" {
+		t.Errorf("run.json cells %+v: want the planned fork reached and the re-run counted", c)
 	}
 	if !strings.Contains(summary, "re-run") {
 		t.Errorf("terminal summary does not show the re-runs:\n%s", summary)

@@ -148,18 +148,30 @@ func (Services) Name() string { return "services" }
 func (Services) Run(ctx context.Context, s *State) error {
 	m := s.M
 	if d := m.Services.Downstream; d != nil {
-		srv, err := downstream.Start(context.WithoutCancel(ctx), "127.0.0.1:0", d.Delay)
-		if err != nil {
-			return fmt.Errorf("start the downstream service: %w", err)
+		var url string
+		if m.Pinning.Services != "" && len(s.Opt.Downstream) > 0 {
+			// A process of its own, so that it can run on the services' CPUs.
+			u, err := s.startDownstream(ctx, d.Delay)
+			if err != nil {
+				return fmt.Errorf("start the downstream service: %w", err)
+			}
+			url = u
+		} else {
+			srv, err := downstream.Start(context.WithoutCancel(ctx), "127.0.0.1:0", d.Delay)
+			if err != nil {
+				return fmt.Errorf("start the downstream service: %w", err)
+			}
+			s.OnCleanup(func() { srv.Close() })
+			url = srv.URL()
+			s.downstreamPid = os.Getpid() // it shares the generator's process, and CPUs
+			if m.Pinning.Services != "" {
+				s.Warn("pinning.services cannot pin the downstream service: it runs inside threadlab, on the load generator's CPUs (this pipeline was given no downstream command)")
+				s.affWarned = map[string]bool{roleDownstream: true} // said here; the read-back need not say it again
+			}
 		}
-		s.OnCleanup(func() { srv.Close() })
-		s.ServiceProps["threadlab.downstream-url"] = srv.URL()
-		s.ServiceSubst["downstream"] = srv.URL()
-		s.Logf("downstream service at %s (delay %s)", srv.URL(), d.Delay)
-		if m.Pinning.Services != "" {
-			// The downstream service runs inside threadlab; it shares the generator's CPUs.
-			s.Warn("pinning.services applies to PostgreSQL only; the downstream service runs in the generator's process")
-		}
+		s.ServiceProps["threadlab.downstream-url"] = url
+		s.ServiceSubst["downstream"] = url
+		s.Logf("downstream service at %s (delay %s)", url, d.Delay)
 	}
 	if m.Services.Orders > 0 {
 		s.ServiceProps["threadlab.orders"] = strconv.Itoa(m.Services.Orders)
@@ -188,7 +200,15 @@ func (Services) Run(ctx context.Context, s *State) error {
 			s.ServiceProps[k] = v
 		}
 		s.ServiceEnv = append(s.ServiceEnv, c.Env()...)
-		s.rep.serviceGroup(filepath.Join(c.Dir, "data", "postmaster.pid")) // its CPU is not host noise
+		s.pgGroup = s.rep.serviceGroup(filepath.Join(c.Dir, "data", "postmaster.pid")) // its CPU is not host noise
+		// Pinned as a group: the postmaster and its helpers now, and the
+		// backends it forks for the targets' connections inherit the mask.
+		if err := s.pinGroup("PostgreSQL", s.pgGroup); err != nil {
+			return err
+		}
+		if m.Pinning.Services != "" && s.pgGroup == 0 {
+			s.Warn("pinning.services: PostgreSQL was not pinned: its process group could not be read from postmaster.pid")
+		}
 		s.Logf("PostgreSQL at %s (started in %s)", c.JDBCURL(), time.Since(start).Round(time.Millisecond))
 	}
 	return nil

@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
+	"gopkg.in/yaml.v3"
 )
 
 // Summary prints the one-screen text summary of a run directory: the
@@ -59,7 +62,8 @@ func Summary(w io.Writer, dir string) error {
 	for _, x := range m.Skipped {
 		fmt.Fprintf(w, "variant %s skipped: %s\n", x.Variant, x.Reason)
 	}
-	replicationLines(w, m)
+	replicationLines(w, r)
+	affinityLines(w, m)
 	if err := steadyLines(w, dir, m); err != nil {
 		return err
 	}
@@ -85,11 +89,14 @@ func Summary(w io.Writer, dir string) error {
 	return nil
 }
 
-// replicationLines says how each cell's replication ended when it is worth
-// saying (re-runs, an early stop, a shortfall) and where the wall time went.
-func replicationLines(w io.Writer, m record.Meta) {
+// replicationLines says how the cells were replicated ("5 forks x 4
+// iterations per cell (fresh JVM per fork, 2s warm-up)"), how each cell's
+// replication ended when it is worth saying (re-runs, an early stop, a
+// shortfall) and where the wall time went.
+func replicationLines(w io.Writer, r *record.Run) {
+	m := r.Meta
 	if m.Forks != "" {
-		fmt.Fprintf(w, "forks %s x %d iteration(s) per cell; n counts forks (fresh JVMs), each the median of its iterations\n", m.Forks, max(1, m.Iterations))
+		fmt.Fprintf(w, "%s; n counts forks, each the median of its iterations\n", Design(m.Forks, m.Iterations, r.Manifest))
 	}
 	for _, c := range m.Cells {
 		if c.Retries == 0 && c.Reason == "planned n reached" {
@@ -104,6 +111,91 @@ func replicationLines(w io.Writer, m record.Meta) {
 	if line := DeadTime(m.Time); line != "" {
 		fmt.Fprintln(w, line)
 	}
+}
+
+// Design says a run's replication in one phrase: "5 forks x 4 iterations
+// per cell (fresh JVM per fork, 2s warm-up)", from run.json's plan and the
+// manifest as run (a fresh process, not a JVM, for command targets).
+func Design(forks string, iterations int, manifest []byte) string {
+	var mi struct {
+		Variants map[string]struct {
+			Target string `yaml:"target"`
+		} `yaml:"variants"`
+		Load struct {
+			Warmup string `yaml:"warmup"`
+		} `yaml:"load"`
+	}
+	_ = yaml.Unmarshal(manifest, &mi) // an old or odd manifest: the plain words
+	fresh := "fresh JVM per fork"
+	for _, v := range mi.Variants {
+		if v.Target == "" {
+			fresh = "fresh process per fork"
+		}
+	}
+	if len(mi.Variants) == 0 {
+		fresh = "fresh target per fork"
+	}
+	warm := "no warm-up"
+	if d, err := time.ParseDuration(mi.Load.Warmup); err == nil && d > 0 {
+		warm = d.String() + " warm-up"
+	}
+	iterations = max(iterations, 1)
+	return fmt.Sprintf("%s fork%s x %d iteration%s per cell (%s, %s)", forks, plural(forks != "1"), iterations, plural(iterations != 1), fresh, warm)
+}
+
+func plural(many bool) string {
+	if many {
+		return "s"
+	}
+	return ""
+}
+
+// affinityLines shows the pinning asked beside the CPU affinity read back
+// from the processes, per role, with every mismatch marked.
+func affinityLines(w io.Writer, m record.Meta) {
+	if len(m.Affinity) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "CPU affinity, asked and read back from the kernel:")
+	var roles []string
+	by := map[string][]record.Affinity{}
+	for _, a := range m.Affinity {
+		if by[a.Role] == nil {
+			roles = append(roles, a.Role)
+		}
+		by[a.Role] = append(by[a.Role], a)
+	}
+	for _, role := range roles {
+		es := by[role]
+		sort.SliceStable(es, func(i, j int) bool {
+			if es[i].Mismatch != es[j].Mismatch {
+				return !es[i].Mismatch
+			}
+			return es[i].Actual < es[j].Actual
+		})
+		var parts []string
+		for _, a := range es {
+			parts = append(parts, AffinityText(a))
+		}
+		fmt.Fprintf(w, "  %s: %s\n", role, strings.Join(parts, "; "))
+	}
+}
+
+// AffinityText is one read-back result: "asked 1, read back 1 in 30
+// processes", marked when the threads differ or it is not what was asked.
+func AffinityText(a record.Affinity) string {
+	asked := a.Asked
+	if asked == "" {
+		asked = "none"
+	}
+	s := fmt.Sprintf("asked %s, read back %s in %d process%s", asked, a.Actual, a.Processes, map[bool]string{true: "es"}[a.Processes != 1])
+	if a.Mixed {
+		s += " (threads differ)"
+	}
+	if a.Mismatch {
+		s += " (MISMATCH)"
+	}
+	return s
 }
 
 func interval(s record.Summary) string {

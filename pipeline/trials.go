@@ -51,6 +51,10 @@ func (t Trials) Run(ctx context.Context, s *State) error {
 			return fmt.Errorf("pin the load generator to CPUs %s: %w", cpus, err)
 		}
 	}
+	// What is in force, not what was asked: read back after pinning, and
+	// the services again after each fork's first iteration (backends).
+	s.readBack(roleGenerator, s.M.Pinning.Generator, os.Getpid())
+	s.readBackServices()
 	r := s.rep
 	r.snapshot(s.clock())
 	s.Meta.Forks, s.Meta.Iterations = forksText(s.M), s.M.Iterations
@@ -161,6 +165,12 @@ func (s *State) runFork(ctx context.Context, seq int, j Job, fork int, retry boo
 		row, err := s.iterate(ctx, &f, it, plan)
 		if err != nil {
 			return "", err
+		}
+		if it == 1 {
+			// Under load: the target's threads and the database backends
+			// serving it exist now.
+			s.readBack(roleTarget, m.Pinning.Target, t.Pid())
+			s.readBackServices()
 		}
 		if row.Valid {
 			valid++

@@ -27,8 +27,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	runID := fs.String("run-id", "", "name of the run directory (default: UTC time stamp)")
 	resume := fs.String("resume", "", "continue an interrupted run directory instead of starting one")
 	quiet := fs.Bool("quiet", false, "no progress display")
+	dryRun := fs.Bool("dry-run", false, "print the cells, forks x iterations and the estimated wall time (from the last run under --data), and run nothing")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: threadlab run [flags] experiments/<name>.yaml\n       threadlab run --resume data/<name>/<run-id>")
+		fmt.Fprintln(stderr, "usage: threadlab run [flags] experiments/<name>.yaml\n       threadlab run --dry-run [--profile P] experiments/<name>.yaml\n       threadlab run --resume data/<name>/<run-id>")
 		fs.PrintDefaults()
 	}
 	if help, err := parseFlags(fs, args, stderr); help || err != nil {
@@ -53,9 +54,25 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fs.Usage()
 		return usagef("run takes one manifest, or --resume with a run directory")
 	}
+	if *dryRun {
+		if m == nil {
+			return usagef("--dry-run plans a manifest: give experiments/<name>.yaml, not --resume")
+		}
+		e, err := pipeline.EstimateRun(m, *dataDir)
+		if err != nil {
+			return err
+		}
+		e.Write(stdout)
+		return nil
+	}
 	opt := pipeline.Options{
 		DataDir: *dataDir, ReportsDir: *reportsDir, TargetsDir: *targetsDir, RunID: *runID, Resume: *resume,
 		Command: reproduce(m, *profile, *resume), Log: stderr,
+	}
+	if exe, err := os.Executable(); err == nil {
+		// With pinning.services the downstream service runs as this
+		// binary's own subcommand, pinned apart from the load generator.
+		opt.Downstream = []string{exe, "downstream", "--port", "{port}", "--delay", "{delay}"}
 	}
 	if !*quiet {
 		if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

@@ -203,3 +203,35 @@ func processGone(pid int) bool {
 	}
 	return false
 }
+
+// TestRunDryRun: --dry-run prints the plan and its estimate and runs
+// nothing: no run directory, no process.
+func TestRunDryRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "plan.yaml")
+	os.WriteFile(path, []byte(`name: plan
+title: plan
+question: what would it cost?
+variants:
+  a: {command: [srv, --port, "{port}"], ready: /health}
+  b: {command: [srv, --port, "{port}"], ready: /health}
+load: {model: closed, users: 2, duration: 4s, requests: [{path: /}]}
+forks: 3
+iterations: 2
+`), 0o644)
+	data := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"run", "--dry-run", "--data", data, path}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"plan (profile default): 2 cell(s) x 3 fork(s) x 2 iteration(s) = 6 forks, 12 measured windows", "cells: a; b", "estimate: ", "(no earlier run"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("dry run output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if ents, _ := os.ReadDir(data); len(ents) != 0 {
+		t.Errorf("a dry run wrote %d entries under --data: it must run nothing", len(ents))
+	}
+	if code := run(context.Background(), []string{"run", "--dry-run", "--resume", filepath.Join(data, "x")}, &out, &errb); code != 2 {
+		t.Errorf("--dry-run with --resume: exit %d, want 2 (a usage error)", code)
+	}
+}

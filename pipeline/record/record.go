@@ -225,6 +225,9 @@ type Meta struct {
 	// (a jdk: that is not installed); the claims reading them are not
 	// applicable here.
 	Skipped []SkippedVariant `json:"skipped_variants,omitempty"`
+	// Affinity is the CPU affinity read back from the target, service and
+	// generator processes, beside what pinning asked (pipeline/affinity.go).
+	Affinity []Affinity `json:"affinity,omitempty"`
 }
 
 // AppendCSV appends rows to dir/name, writing the header when the file is

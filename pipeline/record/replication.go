@@ -19,3 +19,19 @@ type WallClock struct {
 	Measured float64            `json:"measured_s"`
 	Stages   map[string]float64 `json:"stages_s"` // build, starts, warm-ups, cool-downs, measurement, stops, finishing, other
 }
+
+// Affinity is the CPU affinity read back from the processes of one role
+// (target, load generator, postgres, downstream) against what the
+// manifest's pinning asked for, in run.json: one entry per distinct result,
+// counting the processes that gave it.
+type Affinity struct {
+	Role      string `json:"role"`
+	Asked     string `json:"asked"`  // the manifest's CPU list; "" when that role was not pinned
+	Actual    string `json:"actual"` // Cpus_allowed_list read back, the union over the process's threads
+	Processes int    `json:"processes"`
+	Pids      []int  `json:"pids,omitempty"` // the first few of them
+	// Mixed: the threads of a process did not all have the same mask.
+	Mixed bool `json:"mixed,omitempty"`
+	// Mismatch: a role was pinned and the kernel reports other CPUs.
+	Mismatch bool `json:"mismatch,omitempty"`
+}

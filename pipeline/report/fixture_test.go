@@ -339,6 +339,27 @@ func writeExp(t *testing.T, root string, e expSpec) {
 	if e.name == "io-bound" {
 		meta.Warnings = []string{"6 trials: a 95% CI of the median needs at least 6, so it spans min to max"}
 	}
+	if e.name == "pool-sweep" {
+		// run.json since forks x iterations (issue 10): the plan, where each
+		// cell stopped, the wall clock and the CPU affinity read back, one
+		// target process of which was not where the pinning asked.
+		meta.Forks, meta.Iterations = fmt.Sprint(e.trials), 1
+		for i, c := range cells {
+			st := record.CellStop{Variant: c.variant, Point: c.point, Planned: e.trials, Max: e.trials, Forks: e.trials, Runs: e.trials, Reason: "planned n reached"}
+			if i == 1 {
+				st.Runs, st.Retries = e.trials+1, 1
+			}
+			meta.Cells = append(meta.Cells, st)
+		}
+		meta.Time = &record.WallClock{Wall: 500, Measured: 240, Stages: map[string]float64{
+			"measurement": 240, "starts": 150, "warm-ups": 60, "cool-downs": 30, "stops": 6, "build": 9, "setup": 2, "finishing": 3}}
+		meta.Affinity = []record.Affinity{
+			{Role: "load generator", Asked: "0", Actual: "0", Processes: 1, Pids: []int{4100}},
+			{Role: "downstream", Asked: "", Actual: "0", Processes: 1, Pids: []int{4100}},
+			{Role: "target", Asked: "1", Actual: "1", Processes: 23, Pids: []int{4211, 4302, 4390, 4477, 4561, 4650, 4738, 4822}},
+			{Role: "target", Asked: "1", Actual: "0-1", Processes: 1, Pids: []int{4913}, Mismatch: true},
+		}
+	}
 	if !e.oldMeta {
 		// run.json as written since it carries the run's shape; the old run
 		// leaves these out, so the report's inference from the manifest and
@@ -754,6 +775,7 @@ load:
 trials: 3
 order: interleaved
 profile: smoke
+pinning: {target: "1", generator: "0"}
 claims:
   - id: platform-plateaus
     says: platform threads gain nothing from a pool above 200

@@ -15,9 +15,14 @@ import (
 // describes. Decoded leniently, like manifestInfo: an old run whose schema
 // moved on still gets what can be read.
 type methodInfo struct {
-	Trials   int    `yaml:"trials"`
-	Order    string `yaml:"order"`
-	FreshJVM *bool  `yaml:"fresh_jvm"`
+	Trials     int    `yaml:"trials"`
+	Iterations int    `yaml:"iterations"`
+	Retries    *int   `yaml:"retries"`
+	Order      string `yaml:"order"`
+	FreshJVM   *bool  `yaml:"fresh_jvm"`
+	Noise      struct {
+		MaxOutsidePct *float64 `yaml:"max_outside_pct"`
+	} `yaml:"noise"`
 	Variants map[string]struct {
 		Target   string `yaml:"target"`
 		Command  []string
@@ -32,6 +37,7 @@ type methodInfo struct {
 		MaxBusyPct float64 `yaml:"max_busy_pct"`
 		MaxWait    string  `yaml:"max_wait"`
 		Pause      string  `yaml:"pause"`
+		Iteration  string  `yaml:"iteration"`
 	} `yaml:"cooldown"`
 	Pinning struct {
 		Target, Services, Generator string
@@ -185,6 +191,39 @@ func (v *runView) method(mi *methodInfo) []string {
 		}
 		out = append(out, fmt.Sprintf("Load: %d request groups at once, measured separately; the question is answered by %q. %s.", len(groups), v.Measured, strings.Join(gs, "; ")))
 	}
+	meta := v.run.Meta
+	unit := "trial"
+	if meta.Forks != "" {
+		unit = "fork"
+		out = append(out, v.design(mi))
+		if s := cellOutcome(meta); s != "" {
+			out = append(out, s)
+		}
+		if s := wallClock(meta.Time); s != "" {
+			out = append(out, s)
+		}
+	} else {
+		out = append(out, v.trialDesign(mi))
+	}
+	s = pinningAsked(mi)
+	if len(meta.Affinity) > 0 {
+		s += " " + readBack(meta.Affinity)
+	}
+	if mi.CoolDown.MaxBusyPct > 0 && mi.CoolDown.MaxBusyPct < 100 {
+		s += fmt.Sprintf(" Before each %s the host had to fall below %s%% CPU busy outside threadlab (waiting at most %s).", unit, num(mi.CoolDown.MaxBusyPct), orDash(mi.CoolDown.MaxWait))
+	}
+	out = append(out, s)
+	if meta.Forks != "" {
+		out = append(out, fmt.Sprintf("Statistics: per cell the median of its valid forks, each fork the median of its valid iterations in steady state, with a 95%% confidence interval of the median; variants compared with a Mann-Whitney U test on the fork medians, Holm-corrected; the primary metric is %s of the %q group.", metricLabel(v.Primary), v.Measured))
+		return out
+	}
+	out = append(out, fmt.Sprintf("Statistics: per cell the median of the valid trials with a 95%% confidence interval of the median; variants compared with a Mann-Whitney U test, Holm-corrected; the primary metric is %s of the %q group.", metricLabel(v.Primary), v.Measured))
+	return out
+}
+
+// trialDesign is the Design sentence of a run from before forks x
+// iterations (run.json without forks): trials, one JVM each or one per cell.
+func (v *runView) trialDesign(mi *methodInfo) string {
 	trials := mi.Trials
 	if v.run.Meta.Trials > 0 {
 		trials = v.run.Meta.Trials
@@ -204,23 +243,184 @@ func (v *runView) method(mi *methodInfo) []string {
 	if mi.Load.Warmup != "" {
 		warm = "a warm-up of " + mi.Load.Warmup + " of the same load before each trial, excluded from every statistic (warmup.csv)"
 	}
-	out = append(out, fmt.Sprintf("Design: %d trials per cell (%d recorded in this run), %s; %s. Order %s.", trials, len(v.run.Trials), fresh, warm, order))
+	return fmt.Sprintf("Design: %d trials per cell (%d recorded in this run), %s; %s. Order %s.", trials, len(v.run.Trials), fresh, warm, order)
+}
+
+// design is the Design sentence of a forks x iterations run: "5 forks x 4
+// iterations per cell (a fresh JVM per fork, ...)", the noise gate and
+// the retry budget.
+func (v *runView) design(mi *methodInfo) string {
+	meta := v.run.Meta
+	its := max(meta.Iterations, 1)
+	what := "JVM"
+	for _, x := range mi.Variants {
+		if x.Target == "" {
+			what = "process"
+		}
+	}
+	var within []string
+	within = append(within, "a fresh "+what+" per fork")
+	if mi.Load.Warmup != "" {
+		within = append(within, "a warm-up of "+mi.Load.Warmup+" of the same load before its first iteration, excluded from every statistic (warmup.csv)")
+	} else {
+		within = append(within, "no warm-up")
+	}
+	if mi.CoolDown.Iteration != "" && its > 1 {
+		within = append(within, mi.CoolDown.Iteration+" between iterations")
+	}
+	order := mi.Order
+	switch order {
+	case "", "interleaved":
+		order = "interleaved: fork k of every cell runs before fork k+1, in an order shuffled with the run's seed, so slow drift of the host spreads over all variants"
+	case "sequential":
+		order = "sequential: every fork of one cell before the next cell"
+	}
+	s := fmt.Sprintf("Design: %s fork%s x %d iteration%s per cell (%s). A fork is the unit of replication: the iterations of one %s share its state (JIT, heap, pools), so they are summarised per fork first. Order %s.",
+		meta.Forks, plural(meta.Forks != "1"), its, plural(its != 1), strings.Join(within, ", "), what, order)
+	if strings.Contains(meta.Forks, "..") {
+		s += " Forks past the first number ran only while a claim reading the cell was undecided (group-sequential looks)."
+	}
+	var gate []string
+	if p := mi.Noise.MaxOutsidePct; p != nil && *p < 10000 { // 100000 opens the gate (tests)
+		gate = append(gate, fmt.Sprintf("an iteration during which the host used more than %s%% of one core outside threadlab is invalid", num(*p)))
+	}
+	if mi.Retries != nil {
+		gate = append(gate, fmt.Sprintf("invalid iterations and lost forks were re-run within a budget of %d per cell", *mi.Retries))
+	}
+	if len(gate) > 0 {
+		s += " " + upperFirst(strings.Join(gate, "; ")) + "."
+	}
+	return s
+}
+
+// cellOutcome says where the cells stopped and how many re-runs each took.
+func cellOutcome(meta record.Meta) string {
+	if len(meta.Cells) == 0 {
+		return ""
+	}
+	label := func(c record.CellStop) string {
+		if c.Point == "" {
+			return c.Variant
+		}
+		return c.Variant + " " + pointLabel(c.Point, meta.SweepKeys)
+	}
+	planned, retries := true, 0
+	var rerun []string
+	for _, c := range meta.Cells {
+		planned = planned && c.Reason == "planned n reached"
+		retries += c.Retries
+		if c.Retries > 0 {
+			rerun = append(rerun, fmt.Sprintf("%s: %d", label(c), c.Retries))
+		}
+	}
+	if planned && retries == 0 {
+		return fmt.Sprintf("Every cell ended at its planned %d fork%s, with no re-run.", meta.Cells[0].Planned, plural(meta.Cells[0].Planned != 1))
+	}
+	if planned {
+		return fmt.Sprintf("Every cell ended at its planned %d fork%s; %d re-run%s (%s).", meta.Cells[0].Planned, plural(meta.Cells[0].Planned != 1), retries, plural(retries != 1), strings.Join(rerun, ", "))
+	}
+	var parts []string
+	for _, c := range meta.Cells {
+		p := fmt.Sprintf("%s: %d fork%s, %s", label(c), c.Forks, plural(c.Forks != 1), c.Reason)
+		if c.Retries > 0 {
+			p += fmt.Sprintf(", %d re-run%s", c.Retries, plural(c.Retries != 1))
+		}
+		parts = append(parts, p)
+	}
+	return "Where each cell stopped: " + strings.Join(parts, "; ") + "."
+}
+
+// wallClock says where the run's wall time went (run.json's time).
+func wallClock(w *record.WallClock) string {
+	if w == nil || w.Wall <= 0 {
+		return ""
+	}
+	s := fmt.Sprintf("Wall time: %.0f s, of which %.0f s measured load (%.0f%%)", w.Wall, w.Measured, 100*w.Measured/w.Wall)
+	var parts []string
+	for _, b := range []string{"starts", "warm-ups", "cool-downs", "stops", "build", "setup", "finishing", "other"} {
+		if x := w.Stages[b]; x >= 0.005*w.Wall {
+			parts = append(parts, fmt.Sprintf("%s %.0f%%", b, 100*x/w.Wall))
+		}
+	}
+	if len(parts) > 0 {
+		s += "; the rest went to " + strings.Join(parts, ", ")
+	}
+	return s + "."
+}
+
+// pinningAsked is what the manifest's pinning asked for.
+func pinningAsked(mi *methodInfo) string {
 	var pin []string
 	for _, p := range []struct{ who, cpus string }{{"target", mi.Pinning.Target}, {"services", mi.Pinning.Services}, {"load generator", mi.Pinning.Generator}} {
 		if p.cpus != "" {
 			pin = append(pin, p.who+" on CPU "+p.cpus)
 		}
 	}
-	s = "No CPU pinning: target and load generator share the host's CPUs."
-	if len(pin) > 0 {
-		s = "Pinning: " + strings.Join(pin, ", ") + "."
+	if len(pin) == 0 {
+		return "No CPU pinning: target and load generator share the host's CPUs."
 	}
-	if mi.CoolDown.MaxBusyPct > 0 && mi.CoolDown.MaxBusyPct < 100 {
-		s += fmt.Sprintf(" Before each trial the host had to fall below %s%% CPU busy outside threadlab (waiting at most %s).", num(mi.CoolDown.MaxBusyPct), orDash(mi.CoolDown.MaxWait))
+	return "Pinning: " + strings.Join(pin, ", ") + "."
+}
+
+// readBack says which CPUs each role's processes could run on, as the
+// kernel reported them during the run, and warns where that is not the
+// pinning asked for.
+func readBack(as []record.Affinity) string {
+	var roles []string
+	by := map[string][]record.Affinity{}
+	for _, a := range as {
+		if by[a.Role] == nil {
+			roles = append(roles, a.Role)
+		}
+		by[a.Role] = append(by[a.Role], a)
 	}
-	out = append(out, s)
-	out = append(out, fmt.Sprintf("Statistics: per cell the median of the valid trials with a 95%% confidence interval of the median; variants compared with a Mann-Whitney U test, Holm-corrected; the primary metric is %s of the %q group.", metricLabel(v.Primary), v.Measured))
-	return out
+	var got, bad []string
+	for _, role := range roles {
+		var parts []string
+		for _, a := range by[role] {
+			p := fmt.Sprintf("%s (%d process%s", cpuWord(a.Actual), a.Processes, map[bool]string{true: "es"}[a.Processes != 1])
+			if a.Mixed {
+				p += ", threads differ"
+			}
+			parts = append(parts, p+")")
+			if a.Mismatch {
+				pids := make([]string, len(a.Pids))
+				for i, x := range a.Pids {
+					pids[i] = fmt.Sprint(x)
+				}
+				bad = append(bad, fmt.Sprintf("the %s was to run on %s, but %d process%s could run on %s (pid %s)", role, cpuWord(a.Asked), a.Processes, map[bool]string{true: "es"}[a.Processes != 1], cpuWord(a.Actual), strings.Join(pids, ", ")))
+			}
+		}
+		got = append(got, role+" "+strings.Join(parts, " and "))
+	}
+	s := "Read back from the kernel during the run: " + strings.Join(got, "; ") + "."
+	if len(bad) > 0 {
+		s += " Warning: not the pinning asked: " + strings.Join(bad, "; ") + "."
+	}
+	return s
+}
+
+// cpuWord is "CPU 1" or "CPUs 0-1" for a kernel CPU list.
+func cpuWord(list string) string {
+	if strings.ContainsAny(list, ",-") {
+		return "CPUs " + list
+	}
+	return "CPU " + list
+}
+
+func plural(many bool) string {
+	if many {
+		return "s"
+	}
+	return ""
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	return string(unicode.ToUpper(r[0])) + string(r[1:])
 }
 
 // answer writes the Answer paragraph: the medians of the primary metric,

@@ -176,3 +176,48 @@ func TestSeedClaimsTable(t *testing.T) {
 		}
 	}
 }
+
+func TestCellOutcome(t *testing.T) {
+	cell := func(v, p string, forks, retries int, reason string) record.CellStop {
+		return record.CellStop{Variant: v, Point: p, Planned: 5, Max: 5, Forks: forks, Runs: forks + retries, Retries: retries, Reason: reason}
+	}
+	tests := []struct {
+		cells []record.CellStop
+		want  string
+		why   string
+	}{
+		{nil, "", "a run from before forks: nothing to say"},
+		{[]record.CellStop{cell("a", "", 5, 0, "planned n reached"), cell("b", "", 5, 0, "planned n reached")},
+			"Every cell ended at its planned 5 forks, with no re-run.", "the plain case in one sentence"},
+		{[]record.CellStop{cell("a", "pool=5", 5, 2, "planned n reached"), cell("b", "pool=5", 5, 0, "planned n reached")},
+			"Every cell ended at its planned 5 forks; 2 re-runs (a pool=5: 2).", "re-runs named per cell"},
+		{[]record.CellStop{cell("a", "", 3, 3, "retry budget (3) spent: 3 of 5 forks valid"), cell("b", "", 7, 0, "decided at n=7")},
+			"Where each cell stopped: a: 3 forks, retry budget (3) spent: 3 of 5 forks valid, 3 re-runs; b: 7 forks, decided at n=7.", "a shortfall or an early stop: every cell and why"},
+	}
+	for _, tt := range tests {
+		if got := cellOutcome(record.Meta{Cells: tt.cells, SweepKeys: []string{"pool"}}); got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.why, got, tt.want)
+		}
+	}
+}
+
+func TestReadBack(t *testing.T) {
+	tests := []struct {
+		as   []record.Affinity
+		want string
+		why  string
+	}{
+		{[]record.Affinity{{Role: "target", Asked: "1", Actual: "1", Processes: 30}, {Role: "load generator", Asked: "0", Actual: "0", Processes: 1}},
+			"Read back from the kernel during the run: target CPU 1 (30 processes); load generator CPU 0 (1 process).", "as asked: no warning"},
+		{[]record.Affinity{{Role: "target", Asked: "1", Actual: "1", Processes: 29}, {Role: "target", Asked: "1", Actual: "0-1", Processes: 1, Pids: []int{4913}, Mismatch: true}},
+			"Read back from the kernel during the run: target CPU 1 (29 processes) and CPUs 0-1 (1 process). Warning: not the pinning asked: the target was to run on CPU 1, but 1 process could run on CPUs 0-1 (pid 4913).",
+			"one target re-pinned elsewhere: warned with its pid"},
+		{[]record.Affinity{{Role: "postgres", Actual: "0-1", Processes: 7, Mixed: true}},
+			"Read back from the kernel during the run: postgres CPUs 0-1 (7 processes, threads differ).", "not pinned, threads differ: said, not a mismatch"},
+	}
+	for _, tt := range tests {
+		if got := readBack(tt.as); got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.why, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,140 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/threadlab/threadlab/env"
+	"github.com/threadlab/threadlab/pipeline/record"
+)
+
+// Roles of the processes whose CPU affinity run.json records.
+const (
+	roleTarget     = "target"
+	roleGenerator  = "load generator"
+	rolePostgres   = "postgres"
+	roleDownstream = "downstream"
+)
+
+// maxPids is how many pids an affinity entry of run.json lists.
+const maxPids = 8
+
+// readBack records in run.json the CPU affinity the kernel reports for
+// each of pids (every thread, /proc/<pid>/task/*/status), beside what the
+// manifest's pinning asked for that role. Each process counts once however
+// often it is read (the postmaster is read again with the backends of
+// every fork). A pinned role whose processes run elsewhere is a warning,
+// once per role: the report must not claim a pinning that was not in force.
+func (s *State) readBack(role, asked string, pids ...int) {
+	if s.affSeen == nil {
+		s.affSeen = map[string]bool{}
+	}
+	want, _ := env.ParseCPUList(asked) // validated with the manifest
+	for _, pid := range pids {
+		key := role + "|" + strconv.Itoa(pid)
+		if pid <= 0 || s.affSeen[key] {
+			continue
+		}
+		a, err := env.ReadAffinity(pid)
+		if err != nil {
+			continue // it exited between listing and reading: nothing to record
+		}
+		s.affSeen[key] = true
+		actual := env.FormatCPUList(a.CPUs)
+		mismatch := asked != "" && !slices.Equal(want, a.CPUs)
+		e := s.affinityEntry(role, asked, actual, a.Mixed)
+		e.Mismatch = mismatch
+		e.Processes++
+		if len(e.Pids) < maxPids {
+			e.Pids = append(e.Pids, pid)
+		}
+		if mismatch && !s.affWarned[role] {
+			if s.affWarned == nil {
+				s.affWarned = map[string]bool{}
+			}
+			s.affWarned[role] = true
+			s.Warn("pinning: the %s was to run on CPUs %s, but the kernel reports CPUs %s for pid %d (a wrapper or cgroup re-pinned it?); its numbers are not from the pinning the manifest asked for", role, asked, actual, pid)
+		}
+	}
+}
+
+// affinityEntry returns the run.json entry of a result, adding it if new.
+func (s *State) affinityEntry(role, asked, actual string, mixed bool) *record.Affinity {
+	for i := range s.Meta.Affinity {
+		e := &s.Meta.Affinity[i]
+		if e.Role == role && e.Asked == asked && e.Actual == actual && e.Mixed == mixed {
+			return e
+		}
+	}
+	s.Meta.Affinity = append(s.Meta.Affinity, record.Affinity{Role: role, Asked: asked, Actual: actual, Mixed: mixed})
+	return &s.Meta.Affinity[len(s.Meta.Affinity)-1]
+}
+
+// readBackServices reads the services threadlab started: every process of
+// the PostgreSQL cluster's group (the postmaster, its helpers and, once a
+// target is connected, the backends) and the downstream process.
+func (s *State) readBackServices() {
+	asked := s.M.Pinning.Services
+	if s.pgGroup > 0 {
+		s.readBack(rolePostgres, asked, env.GroupPids(s.pgGroup)...)
+	}
+	if s.downstreamPid > 0 {
+		s.readBack(roleDownstream, asked, s.downstreamPid)
+	}
+}
+
+// pinGroup pins a service's process group to the manifest's services CPUs.
+func (s *State) pinGroup(what string, pgid int) error {
+	cpus := s.M.Pinning.Services
+	if cpus == "" || pgid <= 0 {
+		return nil
+	}
+	list, err := env.ParseCPUList(cpus)
+	if err == nil {
+		_, err = env.PinGroup(pgid, list)
+	}
+	if err != nil {
+		return fmt.Errorf("pin %s to CPUs %s (pinning.services): %w", what, cpus, err)
+	}
+	return nil
+}
+
+// startDownstream runs the downstream service as a process of its own,
+// under taskset -c pinning.services, so that it is pinned apart from the
+// load generator: Options.Downstream is its command ({port} and {delay}
+// replaced). Its process group is the experiment's, so its CPU is not
+// counted as host noise.
+func (s *State) startDownstream(ctx context.Context, delay time.Duration) (string, error) {
+	port, err := FreePort()
+	if err != nil {
+		return "", err
+	}
+	var argv []string
+	if cpus := s.M.Pinning.Services; cpus != "" {
+		argv = []string{"taskset", "-c", cpus}
+	}
+	for _, a := range s.Opt.Downstream {
+		a = strings.ReplaceAll(a, "{port}", strconv.Itoa(port))
+		argv = append(argv, strings.ReplaceAll(a, "{delay}", delay.String()))
+	}
+	logPath := filepath.Join(s.Dir, record.LogsDir, "downstream.log")
+	t, err := Processes{}.Launch(context.WithoutCancel(ctx), Spec{Name: roleDownstream, Argv: argv, Port: port, Ready: "/health", LogPath: logPath})
+	if err != nil {
+		return "", err
+	}
+	s.OnCleanup(func() { t.Stop() })
+	if err := waitReady(ctx, t, "/health", logPath, 30*time.Second); err != nil {
+		return "", err
+	}
+	s.downstreamPid = t.Pid()
+	if g, err := syscall.Getpgid(t.Pid()); err == nil && g != syscall.Getpgrp() {
+		s.rep.groups = append(s.rep.groups, g)
+	}
+	return t.URL(), nil
+}

@@ -1,0 +1,263 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/pipeline/record"
+	"gopkg.in/yaml.v3"
+)
+
+// Assumed costs when no earlier run of the experiment measured them.
+const (
+	// DefaultSpringStartS is a built-in Spring Boot target's start on
+	// this project's 2-core VM (pool-sweep, Dec 2026: 12-17 s, median 15 s,
+	// with 100,000 orders seeded).
+	DefaultSpringStartS = 15.0
+	// DefaultCommandStartS is a command target's start (a small server).
+	DefaultCommandStartS = 1.0
+	// DefaultBurstS is the window of a burst, whose length the manifest
+	// does not say: the time until the last answer.
+	DefaultBurstS = 1.0
+	// DefaultStopS is a target's shut-down (SIGTERM until it is gone).
+	DefaultStopS = 0.5
+)
+
+// Costs are the seconds a run spends per fork and per iteration.
+type Costs struct {
+	StartS     float64 // launch until ready
+	WarmupS    float64 // the warm-up load before the first iteration
+	StopS      float64 // shut-down
+	ForkPauseS float64 // cool-down gate and pause around a fork
+	WindowS    float64 // one measured iteration (load.Run, drain included)
+	PauseS     float64 // between two iterations of a fork
+	FixedS     float64 // once per run: build, host check, services, report
+}
+
+// Fork is the seconds of one fork of iterations measured windows.
+func (c Costs) Fork(iterations int) float64 {
+	return c.StartS + c.WarmupS + c.StopS + c.ForkPauseS + float64(iterations)*c.WindowS + float64(max(iterations-1, 0))*c.PauseS
+}
+
+// Estimate is a manifest's plan and its predicted wall time, before it runs.
+type Estimate struct {
+	Experiment, Profile string
+	Cells               []CellID
+	Forks               experiments.Rounds
+	Iterations          int
+	Costs               Costs
+	// From says where the costs come from: an earlier run directory, or
+	// the manifest's durations and assumed start costs.
+	From     string
+	Measured bool // the start cost was measured (From is a run)
+	WallS    float64
+	MaxWallS float64 // with forks: {min, max}, if every round runs
+	MeasureS float64 // measured load of the planned forks
+}
+
+// EstimateRun plans m and predicts its wall time from the latest earlier
+// run of the experiment under dataDir (data/<name>/<run>/run.json with its
+// time split), as JMH prints an estimate before a run: the measured start,
+// warm-up, stop and pause costs per fork and window cost per iteration. A
+// run of another profile lends only its start and stop costs; without any,
+// the manifest's durations and assumed start costs are used, and the
+// estimate says so.
+func EstimateRun(m *experiments.Manifest, dataDir string) (Estimate, error) {
+	e := Estimate{Experiment: m.Name, Profile: profileName(m.Profile), Forks: m.Forks, Iterations: max(m.Iterations, 1)}
+	for _, c := range Cells(m) {
+		e.Cells = append(e.Cells, c.ID())
+	}
+	if len(e.Cells) == 0 {
+		return e, fmt.Errorf("%s: no cells to plan (the manifest has no variants)", m.File)
+	}
+	manifestCosts, err := fromManifest(m)
+	if err != nil {
+		return e, err
+	}
+	e.Costs, e.From = manifestCosts, "the manifest's durations and an assumed start cost"
+	if prev, dir, same := previousRun(m, dataDir); prev != nil {
+		e.Measured = true
+		if same {
+			e.Costs, e.From = *prev, dir
+		} else {
+			e.Costs.StartS, e.Costs.StopS, e.Costs.FixedS = prev.StartS, prev.StopS, prev.FixedS
+			e.From = dir + " (another profile: its start and stop costs; warm-up and windows from the manifest)"
+		}
+	}
+	cells := float64(len(e.Cells))
+	e.WallS = e.Costs.FixedS + cells*float64(m.Forks.Min)*e.Costs.Fork(e.Iterations)
+	e.MaxWallS = e.Costs.FixedS + cells*float64(m.Forks.Max)*e.Costs.Fork(e.Iterations)
+	e.MeasureS = cells * float64(m.Forks.Min*e.Iterations) * e.Costs.WindowS
+	return e, nil
+}
+
+// fromManifest are the costs the manifest's durations imply.
+func fromManifest(m *experiments.Manifest) (Costs, error) {
+	c := Costs{StartS: DefaultCommandStartS, StopS: DefaultStopS, PauseS: m.CoolDown.Iteration.Seconds(),
+		ForkPauseS: m.CoolDown.Pause.Seconds(), WarmupS: m.Load.Warmup.Seconds()}
+	if slices.ContainsFunc(m.Variants, func(v experiments.Variant) bool { return v.Target != "" }) {
+		c.StartS = DefaultSpringStartS
+	}
+	cell := Cells(m)[0]
+	groups, err := m.LoadGroups(cell.Variant, cell.Point)
+	if err != nil {
+		return c, fmt.Errorf("%s: %w", m.File, err)
+	}
+	c.WindowS = windowOf(groups).Seconds()
+	if c.WarmupS > 0 {
+		c.WarmupS = max(c.WarmupS, min(c.WindowS, DefaultBurstS)) // a burst warm-up runs at least once
+	}
+	return c, nil
+}
+
+// windowOf is how long one iteration's load runs: its longest group.
+func windowOf(groups []load.Group) time.Duration {
+	var w time.Duration
+	for _, g := range groups {
+		d := g.Duration
+		switch g.Model {
+		case load.Burst:
+			d = time.Duration(DefaultBurstS * float64(time.Second))
+		case load.Ramp:
+			d = 0
+			for _, st := range g.Stages {
+				d += st.Duration
+			}
+		}
+		w = max(w, g.Start+d)
+	}
+	return w
+}
+
+// previousRun returns the costs measured by the latest run of m under
+// dataDir that recorded its time split, preferring one of the same
+// profile (same reports whether it is).
+func previousRun(m *experiments.Manifest, dataDir string) (c *Costs, dir string, same bool) {
+	ents, err := os.ReadDir(filepath.Join(dataDir, m.Name))
+	if err != nil {
+		return nil, "", false
+	}
+	var other *Costs
+	var otherDir string
+	for i := len(ents) - 1; i >= 0; i-- { // run ids are UTC time stamps: newest last
+		d := filepath.Join(dataDir, m.Name, ents[i].Name())
+		var meta record.Meta
+		if !ents[i].IsDir() || record.ReadJSON(d, record.RunFile, &meta) != nil {
+			continue
+		}
+		k, ok := measuredCosts(d, meta)
+		if !ok {
+			continue
+		}
+		if meta.Profile == profileName(m.Profile) {
+			return &k, d, true
+		}
+		if other == nil {
+			other, otherDir = &k, d
+		}
+	}
+	return other, otherDir, false
+}
+
+// measuredCosts divides a run's time split by its forks and iterations.
+func measuredCosts(dir string, meta record.Meta) (Costs, bool) {
+	w := meta.Time
+	if w == nil || w.Wall <= 0 {
+		return Costs{}, false
+	}
+	runs := 0
+	for _, c := range meta.Cells {
+		runs += c.Runs
+	}
+	trials, err := record.ReadCSV[record.Trial](dir, record.TrialsFile)
+	if err != nil {
+		return Costs{}, false
+	}
+	windows := 0
+	for _, t := range trials {
+		if t.Group == meta.Measured && t.Iteration > 0 {
+			windows++
+		}
+	}
+	if runs == 0 || windows == 0 {
+		return Costs{}, false
+	}
+	st := w.Stages
+	c := Costs{
+		StartS:  st[tStarts] / float64(runs),
+		WarmupS: st[tWarmups] / float64(runs),
+		StopS:   st[tStops] / float64(runs),
+		WindowS: st[tMeasure] / float64(windows),
+		FixedS:  st[tBuild] + st[tSetup] + st[tFinishing] + st[tOther],
+	}
+	// Cool-downs are the gate and pause of each fork and the pauses
+	// between iterations; the run does not split them, so the pauses
+	// between iterations are taken at the manifest's value.
+	var m struct {
+		CoolDown struct {
+			Iteration string `yaml:"iteration"`
+		} `yaml:"cooldown"`
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, record.ManifestFile)); err == nil {
+		_ = yaml.Unmarshal(b, &m)
+	}
+	if d, err := time.ParseDuration(m.CoolDown.Iteration); err == nil {
+		c.PauseS = d.Seconds()
+	}
+	between := float64(max(windows-runs, 0)) * c.PauseS
+	c.ForkPauseS = max(0, st[tCoolDowns]-between) / float64(runs)
+	return c, true
+}
+
+// Write prints the plan and the estimate, e.g.
+//
+//	pool-sweep (profile default): 6 cells x 5 forks x 4 iterations = 30 forks, 120 measured windows
+func (e Estimate) Write(w io.Writer) {
+	n := len(e.Cells)
+	fmt.Fprintf(w, "%s (profile %s): %d cell(s) x %s fork(s) x %d iteration(s) = %d forks, %d measured windows",
+		e.Experiment, e.Profile, n, e.Forks, e.Iterations, n*e.Forks.Min, n*e.Forks.Min*e.Iterations)
+	if e.Forks.Sequential() {
+		fmt.Fprintf(w, " (up to %d forks if no claim is decided early)", n*e.Forks.Max)
+	}
+	fmt.Fprintln(w)
+	var names []string
+	for _, c := range e.Cells {
+		names = append(names, c.String())
+	}
+	fmt.Fprintf(w, "cells: %s\n", strings.Join(names, "; "))
+	c := e.Costs
+	fmt.Fprintf(w, "costs from %s:\n", e.From)
+	fmt.Fprintf(w, "  per fork:      start %s, warm-up %s, stop %s, gate and pauses %s\n", secs(c.StartS), secs(c.WarmupS), secs(c.StopS), secs(c.ForkPauseS))
+	fmt.Fprintf(w, "  per iteration: window %s, then %s pause\n", secs(c.WindowS), secs(c.PauseS))
+	fmt.Fprintf(w, "  per run:       %s (build, host check, services, report)\n", secs(c.FixedS))
+	dead := 0.0
+	if e.WallS > 0 {
+		dead = 100 * (1 - e.MeasureS/e.WallS)
+	}
+	fmt.Fprintf(w, "estimate: %s wall, %s of it measured (%.0f%% dead)", dur(e.WallS), dur(e.MeasureS), dead)
+	if e.Forks.Sequential() {
+		fmt.Fprintf(w, "; at most %s if every round runs", dur(e.MaxWallS))
+	}
+	fmt.Fprintln(w)
+	if !e.Measured {
+		fmt.Fprintln(w, "(no earlier run of this experiment under data/: the start cost is assumed; a run makes the next estimate measured)")
+	}
+}
+
+func secs(x float64) string {
+	if x > 0 && x < 1 {
+		return fmt.Sprintf("%.2f s", x)
+	}
+	return fmt.Sprintf("%.1f s", x)
+}
+
+func dur(x float64) string {
+	return time.Duration(x * float64(time.Second)).Round(time.Second).String()
+}

@@ -1,0 +1,178 @@
+package pipeline
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/record"
+)
+
+const estimateManifest = `name: est
+title: estimate
+question: how long will it take?
+variants:
+  a: {command: [srv, --port, "{port}"], ready: /health}
+  b: {command: [srv, --port, "{port}"], ready: /health}
+sweep:
+  users: {load: users, values: ["2", "4"]}
+load: {model: closed, users: 2, duration: 3s, warmup: 2s, requests: [{path: /}]}
+forks: 3
+iterations: 2
+cooldown: {max_busy_pct: 100, pause: 1s, iteration: 500ms}
+profiles:
+  smoke: {forks: 1, iterations: 1, load: {duration: 1s}}
+`
+
+func parseEstimate(t *testing.T, profile string) *experiments.Manifest {
+	t.Helper()
+	m, err := experiments.Parse("est.yaml", []byte(estimateManifest), profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// writePastRun leaves a finished run of est under data with the time split
+// a real one records: 8 forks of 2 windows, 10 s starts, 2.5 s warm-ups,
+// 6.25 s windows (drain included).
+func writePastRun(t *testing.T, data, id, profile string) {
+	t.Helper()
+	dir := filepath.Join(data, "est", id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	meta := record.Meta{ID: id, Experiment: "est", Profile: profile, Measured: "main",
+		Cells: []record.CellStop{{Variant: "a", Runs: 4}, {Variant: "b", Runs: 4}},
+		Time: &record.WallClock{Wall: 250, Measured: 100, Stages: map[string]float64{
+			"starts": 80, "warm-ups": 20, "stops": 4, "measurement": 100, "cool-downs": 16, "build": 20, "setup": 5, "finishing": 4, "other": 1}}}
+	var rows []record.Trial
+	for f := 1; f <= 8; f++ {
+		for it := 1; it <= 2; it++ {
+			rows = append(rows, record.Trial{Variant: "a", Group: "main", Fork: f, Iteration: it, Valid: true})
+		}
+	}
+	if err := record.WriteJSON(dir, record.RunFile, meta); err != nil {
+		t.Fatal(err)
+	}
+	if err := record.WriteCSV(dir, record.TrialsFile, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := record.WriteFile(dir, record.ManifestFile, []byte("cooldown:\n  iteration: 500ms\n")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestEstimateRun(t *testing.T) {
+	// The past run: per fork start 10, warm-up 2.5, stop 0.5; per window
+	// 100/16 = 6.25; cool-downs 16 s minus 8 pauses of 0.5 s between
+	// iterations = 12 s, 1.5 s per fork; fixed 20+5+4+1 = 30 s.
+	measured := Costs{StartS: 10, WarmupS: 2.5, StopS: 0.5, ForkPauseS: 1.5, WindowS: 6.25, PauseS: 0.5, FixedS: 30}
+	// The manifest alone: command targets start in an assumed 1 s.
+	assumed := Costs{StartS: DefaultCommandStartS, WarmupS: 2, StopS: DefaultStopS, ForkPauseS: 1, WindowS: 3, PauseS: 0.5}
+	tests := []struct {
+		name, profile string
+		past          []string // run id/profile pairs written under data
+		costs         Costs
+		measured      bool
+		from          string
+		why           string
+	}{
+		{"no earlier run", "", nil, assumed, false, "the manifest's durations",
+			"nothing measured yet: durations from the manifest, an assumed start"},
+		{"same profile", "", []string{"20261201T000000Z/default"}, measured, true, "20261201T000000Z",
+			"a default run measured every cost: all of them are used"},
+		{"newest of the profile", "", []string{"20261201T000000Z/default", "20261202T000000Z/smoke"}, measured, true, "20261201T000000Z",
+			"a newer smoke run does not replace the default run's costs for a default plan"},
+		{"other profile", "smoke", []string{"20261201T000000Z/default"},
+			Costs{StartS: 10, WarmupS: 2, StopS: 0.5, ForkPauseS: 1, WindowS: 1, PauseS: 0.5, FixedS: 30}, true, "another profile",
+			"a smoke plan borrows only start, stop and fixed costs from a default run; its 1 s windows come from its manifest"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := t.TempDir()
+			for _, p := range tt.past {
+				id, prof, _ := strings.Cut(p, "/")
+				writePastRun(t, data, id, prof)
+			}
+			m := parseEstimate(t, tt.profile)
+			e, err := EstimateRun(m, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !closeCosts(e.Costs, tt.costs) || e.Measured != tt.measured || !strings.Contains(e.From, tt.from) {
+				t.Errorf("%s:\ncosts %+v measured %v from %q\nwant  %+v measured %v from ~%q", tt.why, e.Costs, e.Measured, e.From, tt.costs, tt.measured, tt.from)
+			}
+			forks := float64(len(e.Cells) * m.Forks.Min)
+			want := tt.costs.FixedS + forks*tt.costs.Fork(m.Iterations)
+			if math.Abs(e.WallS-want) > 1e-6 || len(e.Cells) != 4 {
+				t.Errorf("%s: %d cells, wall %.2f s, want 4 cells and %.2f s", tt.why, len(e.Cells), e.WallS, want)
+			}
+		})
+	}
+}
+
+// The estimate reproduces the wall time of the run it was measured from:
+// same plan, same costs (the past run: 8 forks x 2 iterations in 250 s).
+func TestEstimateReproducesPastRun(t *testing.T) {
+	data := t.TempDir()
+	writePastRun(t, data, "20261201T000000Z", "default")
+	m := parseEstimate(t, "")
+	m.Sweep = nil // two cells
+	m.Forks = experiments.Rounds{Min: 4, Max: 4}
+	e, err := EstimateRun(m, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(e.WallS-250) > 1e-6 || math.Abs(e.MeasureS-100) > 1e-6 {
+		t.Errorf("estimate of the same plan: wall %.2f s, measured %.2f s; the run took 250 s with 100 s measured", e.WallS, e.MeasureS)
+	}
+	var out bytes.Buffer
+	e.Write(&out)
+	for _, want := range []string{"est (profile default): 2 cell(s) x 4 fork(s) x 2 iteration(s) = 8 forks, 16 measured windows",
+		"cells: a; b", "start 10.0 s, warm-up 2.5 s", "window 6.2 s, then 0.50 s pause", "estimate: 4m10s wall, 1m40s of it measured (60% dead)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("plan output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestWindowOf(t *testing.T) {
+	tests := []struct {
+		load string
+		want float64
+		why  string
+	}{
+		{`{model: closed, users: 2, duration: 3s, requests: [{path: /}]}`, 3, "a closed window is its duration"},
+		{`{model: burst, burst: 8, requests: [{path: /}]}`, DefaultBurstS, "a burst lasts until its last answer: assumed"},
+		{`{model: ramp, stages: [{duration: 2s, users: 2}, {duration: 3s, users: 4}], requests: [{path: /}]}`, 5, "a ramp is its stages"},
+		{`{groups: [{name: a, model: closed, users: 1, duration: 2s, requests: [{path: /}]}, {name: b, model: open, rate: 5, start: 1s, duration: 4s, requests: [{path: /}]}]}`, 5, "the group that ends last, start offset included"},
+	}
+	for _, tt := range tests {
+		src := strings.Replace(estimateManifest, `{model: closed, users: 2, duration: 3s, warmup: 2s, requests: [{path: /}]}`, tt.load, 1)
+		src = strings.Replace(src, "sweep:\n  users: {load: users, values: [\"2\", \"4\"]}\n", "", 1)
+		src = strings.Replace(src, "  smoke: {forks: 1, iterations: 1, load: {duration: 1s}}\n", "  smoke: {forks: 1}\n", 1)
+		m, err := experiments.Parse("est.yaml", []byte(src), "")
+		if err != nil {
+			t.Fatalf("%s: %v", tt.why, err)
+		}
+		c := Cells(m)[0]
+		groups, err := m.LoadGroups(c.Variant, c.Point)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := windowOf(groups).Seconds(); got != tt.want {
+			t.Errorf("%s: %v s, want %v s", tt.why, got, tt.want)
+		}
+	}
+}
+
+func closeCosts(a, b Costs) bool {
+	near := func(x, y float64) bool { return math.Abs(x-y) < 1e-9 }
+	return near(a.StartS, b.StartS) && near(a.WarmupS, b.WarmupS) && near(a.StopS, b.StopS) && near(a.ForkPauseS, b.ForkPauseS) &&
+		near(a.WindowS, b.WindowS) && near(a.PauseS, b.PauseS) && near(a.FixedS, b.FixedS)
+}

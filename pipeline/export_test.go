@@ -1,0 +1,14 @@
+package pipeline
+
+import "github.com/threadlab/threadlab/pipeline/telemetry"
+
+// SetMeasureNoise replaces how a window's host noise is taken from its
+// samples (hostNoise) for one test of package pipeline_test; it returns the
+// restore function.
+func SetMeasureNoise(f func([]telemetry.Sample) (outside, steal float64)) (restore func()) {
+	measureNoise = f
+	return func() { measureNoise = hostNoise }
+}
+
+// HostNoise is hostNoise, for tests that wrap it.
+var HostNoise = hostNoise
