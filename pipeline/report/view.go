@@ -46,6 +46,7 @@ type runView struct {
 	Latest     *latestLink
 
 	Verdicts    []verdictRow
+	Wins        *winsTable // seed 002's wins per metric, for several variants (wins.go)
 	Charts      []*chart
 	Series      []*chart
 	SeriesNote  string
@@ -233,6 +234,7 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 	v.seeds = mi.seeds()
 	v.Answer = v.answer(v.seeds)
 	v.summary()
+	v.Wins = newWins(r.Summary, l.Variants, l.Points, l.Measured)
 	v.comparisons()
 	v.trials()
 	v.Warnings = slices.Clone(r.Meta.Warnings)
