@@ -43,7 +43,7 @@ func TestLimitProblems(t *testing.T) {
 		heap  string
 		users int
 		host  hostAllows
-		want  []string // substrings, one problem each; none for a plan that fits
+		want  []string // substrings of the problems; none for a plan that fits
 		why   string
 	}{
 		{"fits", "-Xmx2g", 2000, roomy, nil, "2,000 connections and a 2 GiB heap fit a roomy host"},
@@ -66,12 +66,12 @@ func TestLimitProblems(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := limitProblems(limitsPlan(t, tt.heap, tt.users), tt.host)
-			if len(got) != len(tt.want) {
-				t.Fatalf("%d problems %q, want %d (%s)", len(got), got, len(tt.want), tt.why)
+			if (len(got) == 0) != (len(tt.want) == 0) || len(got) > 1 {
+				t.Fatalf("problems %q, want %d saying %q (%s)", got, min(len(tt.want), 1), tt.want, tt.why)
 			}
-			for i, w := range tt.want {
-				if !strings.Contains(got[i], w) {
-					t.Errorf("problem %q\nwant it to say %q (%s)", got[i], w, tt.why)
+			for _, w := range tt.want {
+				if !strings.Contains(got[0], w) {
+					t.Errorf("problem %q\nwant it to say %q (%s)", got[0], w, tt.why)
 				}
 			}
 		})
