@@ -38,10 +38,10 @@ type Def struct {
 var Defs = []Def{
 	{"rps", "rps", "throughput (req/s)", "req/s", true, "load generator: completed requests per second of the measured window", true,
 		func(t record.Trial) float64 { return t.RPS }},
-	{"ok_rps", "ok_rps", "successful throughput, 2xx only (req/s)", "req/s", true, "load generator: answers with a 2xx status per second of the measured window (seed 002's requests_ok)", true,
-		func(t record.Trial) float64 { return t.OKRPS }},
 	{"requests", "requests", "requests", "", true, "load generator: completed requests in the measured window", true,
 		func(t record.Trial) float64 { return float64(t.Requests) }},
+	{"ok_rps", "ok_rps", "successful throughput, 2xx only (req/s)", "req/s", true, "load generator: answers with a 2xx status per second of the measured window (seed 002's requests_ok)", true,
+		func(t record.Trial) float64 { return t.OKRPS }},
 	{"errors", "errors", "errors", "", false, "load generator: failed requests (non-2xx, timeouts, connection errors)", true,
 		func(t record.Trial) float64 { return float64(t.Errors) }},
 	{"error_pct", "error_pct", "errors (% of requests)", "%", false, "load generator: errors over requests", true,
