@@ -25,7 +25,8 @@ const minWinsVariants = 3
 
 // winsNote says what the tally is and is not; the page and report.md print it.
 const winsNote = "Seed 002's tally: at each sweep point and for each metric, the variant with the best median wins " +
-	"when its interval of the median (the summary's CI) does not overlap the runner-up's; variants with request errors rank below " +
+	"when its interval of the median does not overlap the runner-up's (with too few trials for intervals: when no trial of " +
+	"one overlaps the other's range); variants with request errors rank below " +
 	"the error-free ones (the seed's rule); otherwise the contest has no clear winner. Contests where every variant " +
 	"measured 0 are left out. A win count is not a test: it counts point estimates without error rates, weighs every " +
 	"metric alike (p50, p90 and p99 are three wins for one effect, a GC count weighs as much as throughput), hides " +
@@ -154,10 +155,22 @@ func contest(byVariant, errs map[string]*record.Summary, variants []string, high
 		return 0
 	})
 	best, next := cands[0], cands[1]
-	if !better(best, next) || !hasCI(best) || !hasCI(next) {
+	if !better(best, next) {
 		return "", true
 	}
-	if (higher && best.Low > next.High) || (!higher && best.High < next.Low) {
+	// The intervals of the medians must not overlap; with too few trials
+	// for an interval, the ranges of all trials must not.
+	lo, hi := best.Low, next.High
+	if !higher {
+		lo, hi = next.Low, best.High
+	}
+	if !hasCI(best) || !hasCI(next) {
+		lo, hi = best.Min, next.Max
+		if !higher {
+			lo, hi = next.Min, best.Max
+		}
+	}
+	if lo > hi {
 		return best.Variant, true
 	}
 	return "", true
