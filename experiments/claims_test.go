@@ -126,7 +126,7 @@ func TestClaimValidation(t *testing.T) {
 			want: []string{`claims[0].requires[0].metric: unknown metric "cpu" (use one of rps,`}},
 		{name: "per_core on a rate", why: "only a share of one core can be read per core",
 			check: `{metric: rps, compare: [virtual, platform], at_least: 1.5}`, extra: []string{"    requires: [{metric: rps, at_least: 1, per_core: true}]\n"},
-			want: []string{"claims[0].requires[0].per_core: rps is not a share of one core", "target_cpu_pct, gen_cpu_pct"}},
+			want: []string{"claims[0].requires[0].per_core: rps is not a share of one core", "target_cpu_pct, target_peak_cpu_pct, gen_cpu_pct"}},
 		{name: "precondition inverted band", why: "nothing satisfies at_least 50 and at_most 10",
 			check: `{metric: rps, compare: [virtual, platform], at_least: 1.5}`, extra: []string{"    requires: [{metric: gen_cpu_pct, at_least: 50, at_most: 10}]\n"},
 			want: []string{"claims[0].requires[0].at_most: 10 is below at_least 50"}},

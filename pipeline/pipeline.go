@@ -208,6 +208,9 @@ func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, err
 	if opt.Stages == nil {
 		opt.Stages = Stages()
 	}
+	if err := preflight(m, opt); err != nil { // hostlimits.go: fds, ports, memory
+		return nil, err
+	}
 	s, err := newState(m, opt)
 	if err != nil {
 		return nil, err

@@ -520,6 +520,7 @@ func trialRows(s *State, j Job, seq int, started string, res *load.Result, sampl
 			Missed: g.Missed, LatePct: g.LatePct, GenCPUPct: res.Self.CPUPct, GenSaturated: res.Self.Saturated,
 			TargetCPUPct: cpu, TargetThreads: threads, TargetRSSMB: rss,
 		}
+		setPeaks(&r, g, telemetry.Summarize(samples))
 		if g.Latency != nil && g.Latency.TotalCount() > 0 {
 			r.MeanMs = g.Latency.Mean() / 1000
 		}

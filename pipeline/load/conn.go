@@ -89,7 +89,7 @@ func (w *worker) do(intended int64) bool {
 	}
 	w.tally.add(intended, min(intended, sent), end, c)
 	w.done.Add(1)
-	if c != classOK {
+	if c.failed() {
 		w.failed.Add(1)
 	}
 	if c.answered() {

@@ -183,8 +183,6 @@ func (g *groupRun) runBurst() {
 // its own connection; idle ones are reused, new ones dialed, up to
 // MaxInFlight. A send due while MaxInFlight requests are in flight is Missed.
 func (g *groupRun) runOpen(rate profile) {
-	start := g.now()
-	end := start + int64(g.Duration)
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -223,7 +221,12 @@ func (g *groupRun) runOpen(rate profile) {
 		}()
 		return w
 	}
+	if k := min(g.Preallocate, g.MaxInFlight); k > 0 {
+		g.preallocate(k, get, release)
+	}
 
+	start := g.now()
+	end := start + int64(g.Duration)
 	g.askedRate = rate.mean()
 	pc := newPacer(g.ctx)
 	defer pc.close()
@@ -250,6 +253,36 @@ func (g *groupRun) runOpen(rate profile) {
 		close(w.jobs)
 	}
 	wg.Wait()
+}
+
+// preallocate makes k workers before the first send and, with keep-alive,
+// connects them all at once (up to MaxDials), so the server sees every
+// connection before any request; then they wait idle for sends. A failed
+// connect is retried, and recorded, at the worker's first send.
+func (g *groupRun) preallocate(k int, get func() *worker, release func(*worker)) {
+	pre := make([]*worker, 0, k)
+	for range k {
+		pre = append(pre, get())
+	}
+	if !g.noKeepAlive {
+		var dials sync.WaitGroup
+		for _, w := range pre {
+			dials.Add(1)
+			go func() {
+				defer dials.Done()
+				// The worker is idle: its goroutine waits for a job. A
+				// connection the server closes while it waits is redialed
+				// once at its first send, like a reused one: nobody failed.
+				if w.dial() == nil {
+					w.reused = true
+				}
+			}()
+		}
+		dials.Wait()
+	}
+	for _, w := range pre {
+		release(w)
+	}
 }
 
 // minSleep: sends due sooner than this go out now, in one batch, instead

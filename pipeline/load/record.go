@@ -24,17 +24,25 @@ const (
 	class5xx
 	classOther
 	classUnknown // a status outside 100..599: not a 5xx, and not a success either
+	// classNot2xx is a final answer below 400 that is not 2xx (a redirect,
+	// a final 1xx): not a failure, so not in Errors, but not a 2xx either,
+	// so not in GroupResult.OK (seed 002's requests_ok counts 2xx only).
+	classNot2xx
 	nClasses
 )
 
-// classNames are the keys of GroupResult.ErrorsByClass.
-var classNames = [nClasses]string{"", "refused", "reset", "timeout", "http_4xx", "http_5xx", "other", "http_unknown"}
+// classNames are the keys of GroupResult.ErrorsByClass (failures only).
+var classNames = [nClasses]string{"", "refused", "reset", "timeout", "http_4xx", "http_5xx", "other", "http_unknown", "not_2xx"}
 
 // answered reports whether the server sent a response, good or bad: the
 // stall watchdog counts those as signs of life.
 func (c class) answered() bool {
-	return c == classOK || c == class4xx || c == class5xx || c == classUnknown
+	return c == classOK || c == class4xx || c == class5xx || c == classUnknown || c == classNot2xx
 }
+
+// failed reports whether the request counts as an error: no answer, or a
+// status of 400 and above.
+func (c class) failed() bool { return c != classOK && c != classNot2xx }
 
 // classify maps a transport error to its class. A connection the server
 // closed before the response was complete counts as reset: to the client it
@@ -64,6 +72,8 @@ func statusClass(status int) class {
 		return class5xx
 	case status >= 400:
 		return class4xx
+	case status >= 300 || status < 200:
+		return classNot2xx
 	}
 	return classOK
 }
@@ -181,7 +191,7 @@ func (t *tally) flush() {
 		}
 		_ = sec.hist.RecordValue(s.us)
 		sec.requests++
-		if s.class != classOK {
+		if s.class.failed() {
 			sec.errors++
 		}
 		r.classes[s.class]++
@@ -210,12 +220,15 @@ func (r *recorder) result(g *GroupResult) {
 	g.Latency = r.hist
 	g.ErrorsByClass = map[string]int64{}
 	for c := classRefused; c < nClasses; c++ {
-		g.ErrorsByClass[classNames[c]] = r.classes[c]
-		g.Errors += r.classes[c]
+		if c.failed() {
+			g.ErrorsByClass[classNames[c]] = r.classes[c]
+			g.Errors += r.classes[c]
+		}
 	}
 	for _, n := range r.classes {
 		g.Requests += n
 	}
+	g.OK = r.classes[classOK]
 	g.Headers = map[string]int64{}
 	for k, v := range r.headers {
 		if v > 0 {

@@ -185,6 +185,9 @@ func normalize(i int, g Group) Group {
 	}
 	if g.MaxInFlight == 0 {
 		g.MaxInFlight = defaultMaxInFlight
+		if g.Preallocate > 0 {
+			g.MaxInFlight = g.Preallocate // k6: maxVUs defaults to preAllocatedVUs
+		}
 	}
 	if g.ConnectTimeout == 0 {
 		g.ConnectTimeout = defaultConnectTimeout
@@ -247,8 +250,8 @@ func dialCap(g Group) int {
 	switch {
 	case g.MaxDials > 0:
 		return max(1, min(g.MaxDials, conns))
-	case g.NoKeepAlive:
-		return max(1, conns)
+	case g.NoKeepAlive, g.Preallocate > 0:
+		return max(1, conns) // preallocated: all connections open at once
 	}
 	return max(1, min(defaultMaxDials, conns))
 }

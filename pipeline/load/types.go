@@ -73,6 +73,15 @@ type Group struct {
 	// before its release) and a listen backlog overflow would only add SYN
 	// retransmits to the set-up.
 	MaxDials int
+	// Preallocate (open model, and ramps of rates) opens this many
+	// connections before the first send, all at once: k6's constant
+	// arrival rate with preAllocatedVUs = N, seed 002's fixed-rate
+	// scenarios, where all N connections are open from the first second.
+	// They wait idle and carry the sends; MaxInFlight defaults to it. With
+	// NoKeepAlive every request connects anyway, so only the workers are
+	// made ahead. 0 dials connections as sends need them. The connects are
+	// not part of any measured request.
+	Preallocate int
 
 	ConnectTimeout time.Duration // 0 = 5s
 	Timeout        time.Duration // response timeout; 0 = 60s
@@ -143,6 +152,7 @@ type GroupResult struct {
 	Model         string
 	Requests      int64                   // completed, including failed ones
 	Errors        int64                   // failed: connection errors, timeouts, HTTP status >= 400
+	OK            int64                   // answered with a 2xx status (a 3xx is neither OK nor an error)
 	ErrorsByClass map[string]int64        // "refused", "reset", "timeout", "http_4xx", "http_5xx", "http_unknown" (status >= 600), "other"
 	Wall          time.Duration           // first send to last answer of this group
 	RPS           float64                 // Requests / Wall

@@ -87,6 +87,14 @@ func (g Group) validate() error {
 	if g.MaxInFlight < 0 {
 		return fmt.Errorf("max_in_flight must be >= 0 (0 means %d)", defaultMaxInFlight)
 	}
+	switch open := g.Model == Open || g.Model == Ramp && rampOpen(g); {
+	case g.Preallocate < 0:
+		return fmt.Errorf("preallocate must be >= 0 (0 dials connections as sends need them)")
+	case g.Preallocate > 0 && !open:
+		return fmt.Errorf("preallocate applies to the open model (a rate): a %s group holds its own connections; remove it", g.Model)
+	case g.Preallocate > 0 && g.MaxInFlight > 0 && g.MaxInFlight < g.Preallocate:
+		return fmt.Errorf("max_in_flight %d is below preallocate %d: raise max_in_flight or leave it 0 (then it is preallocate)", g.MaxInFlight, g.Preallocate)
+	}
 	if g.MaxDials < 0 {
 		return fmt.Errorf("max_dials must be >= 0 (0 means all connections at once for a burst or without keep-alive, else %d)", defaultMaxDials)
 	}

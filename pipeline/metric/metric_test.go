@@ -116,7 +116,7 @@ func TestPrimary(t *testing.T) {
 // TestCPUIsShareOfOneCore: a process's CPU is reported per core (200% is
 // two cores busy); a label saying only "%" reads as a share of the machine.
 func TestCPUIsShareOfOneCore(t *testing.T) {
-	for _, name := range []string{"target_cpu_pct", "gen_cpu_pct"} {
+	for _, name := range []string{"target_cpu_pct", "target_peak_cpu_pct", "gen_cpu_pct"} {
 		d, _ := Lookup(name)
 		if d.Unit != "% of one core" || !strings.HasSuffix(d.Label, "(% of one core)") {
 			t.Errorf("%s: label %q unit %q, want the share of one core", name, d.Label, d.Unit)

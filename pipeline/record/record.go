@@ -99,6 +99,18 @@ type Trial struct {
 	Flags          string  `csv:"telemetry_flags"`  // sampler flag codes, code;code
 	HostOutsidePct float64 `csv:"host_outside_pct"` // host CPU outside threadlab during the window, % of one core
 	HostStealPct   float64 `csv:"host_steal_pct"`   // steal during the window, % of one core
+
+	// Seed 002's measures (issues 9 and 12): successful throughput, and the
+	// server's peaks and totals over the trial's window from the per-second
+	// telemetry samples. Runs recorded before these columns read them as 0.
+	OKRPS              float64 `csv:"ok_rps"`               // 2xx answers per second of the window
+	TargetPeakCPUPct   float64 `csv:"target_peak_cpu_pct"`  // highest per-second target CPU, % of one core
+	PeakHeapMB         float64 `csv:"peak_heap_mb"`         // highest heap in use of the scrapes
+	GCCount            int64   `csv:"gc_count"`             // GC pauses during the window
+	GCPauseMs          float64 `csv:"gc_pause_ms"`          // GC pause time during the window
+	JVMLiveThreads     int     `csv:"jvm_live_threads"`     // highest live platform threads of the scrapes
+	PeakVirtualThreads int     `csv:"peak_virtual_threads"` // highest count of requests on virtual threads of the scrapes
+	PeakHikariPending  int     `csv:"peak_hikari_pending"`  // highest count of threads waiting for a pooled connection
 }
 
 // Key identifies the cell a trial belongs to.
@@ -251,6 +263,9 @@ func AppendCSV[T any](dir, name string, rows []T) error {
 			return err
 		}
 	}
+	if err := upgradeHeader[T](dir, name); err != nil {
+		return err
+	}
 	if err := appendRows(dir, name, rows); err != nil {
 		return err
 	}
@@ -290,6 +305,39 @@ func appendRows[T any](dir, name string, rows []T) error {
 		return fmt.Errorf("sync %s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// upgradeHeader rewrites dir/name with today's columns when its header
+// names others: a run recorded by an earlier threadlab and resumed now
+// (trials.csv gained ok_rps and the server peaks). Rows are matched by
+// column name and a column the old file lacks reads as zero, so appended
+// rows never land under a header that does not describe them.
+func upgradeHeader[T any](dir, name string) error {
+	path := filepath.Join(dir, name)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("append to %s: %w", path, err)
+	}
+	have, _, complete := bytes.Cut(b, []byte("\n"))
+	if !complete {
+		return nil // empty, or a torn header: appendRows deals with it
+	}
+	var buf bytes.Buffer
+	if err := gocsv.Marshal([]T{}, &buf); err != nil {
+		return fmt.Errorf("encode %s: %w", name, err)
+	}
+	want, _, _ := strings.Cut(buf.String(), "\n")
+	if want == "" || strings.TrimSuffix(string(have), "\r") == want {
+		return nil
+	}
+	rows, err := ReadCSV[T](dir, name)
+	if err != nil {
+		return fmt.Errorf("upgrade the columns of %s: %w", path, err)
+	}
+	return WriteCSV(dir, name, rows)
 }
 
 // WriteCSV replaces dir/name with rows atomically (temp file + rename).

@@ -88,3 +88,28 @@ func TestPoints(t *testing.T) {
 		}
 	}
 }
+
+// TestOldTrialsFile: a trials.csv written before ok_rps and the server
+// peaks existed still reads (the new columns are 0), and appending to it
+// (a resumed old run) rewrites it with today's header first, keeping every
+// old value under its own column.
+func TestOldTrialsFile(t *testing.T) {
+	dir := t.TempDir()
+	old := "variant,point,group,trial,seq,valid,reason,started,requests,errors,rps\n" +
+		"platform,pool=5,main,1,1,true,,2026-11-30T00:55:00Z,1200,0,40.5\n"
+	if err := os.WriteFile(filepath.Join(dir, TrialsFile), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadCSV[Trial](dir, TrialsFile)
+	if err != nil || len(got) != 1 || got[0].RPS != 40.5 || got[0].Requests != 1200 || got[0].OKRPS != 0 || got[0].PeakHeapMB != 0 {
+		t.Fatalf("old file: %+v (%v), want its row with the new columns at 0", got, err)
+	}
+	next := Trial{Variant: "virtual", Point: "pool=5", Group: "main", Trial: 1, Seq: 2, Valid: true, RPS: 80, OKRPS: 79.5, PeakHeapMB: 212, GCCount: 3, PeakVirtualThreads: 95}
+	if err := AppendCSV(dir, TrialsFile, []Trial{next}); err != nil {
+		t.Fatal(err)
+	}
+	got, err = ReadCSV[Trial](dir, TrialsFile)
+	if err != nil || len(got) != 2 || got[0].RPS != 40.5 || got[0].Started != "2026-11-30T00:55:00Z" || got[1] != next {
+		t.Errorf("after an append: %+v (%v), want the old row intact and the new one with its peaks", got, err)
+	}
+}

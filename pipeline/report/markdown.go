@@ -66,6 +66,8 @@ func (v *runView) markdown() []byte {
 		b.WriteString("\n")
 	}
 
+	b.Write(v.Wins.markdown())
+
 	fmt.Fprintf(&b, "## Summary: %s\n\n", mdText(v.PrimaryTxt))
 	t := summaryRows(v)
 	if len(t) == 0 {

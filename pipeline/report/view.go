@@ -51,6 +51,7 @@ type runView struct {
 	Verdicts    []verdictRow
 	Repro       []reproRow  // the reproduction table (repro.go)
 	OtherSeeds  []otherSeed // the seed statements about this experiment without a verdict here
+	Wins        *winsTable  // seed 002's wins per metric, for several variants (wins.go)
 	Charts      []*chart
 	Series      []*chart
 	SeriesNote  string
@@ -239,6 +240,7 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 	v.Method = v.method(mi)
 	v.Answer = v.answer(v.seeds)
 	v.summary()
+	v.Wins = newWins(r.Summary, l.Variants, l.Points, l.Measured)
 	v.comparisons()
 	v.trials()
 	v.Warnings = slices.Clone(r.Meta.Warnings)

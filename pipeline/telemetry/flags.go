@@ -29,8 +29,8 @@ const (
 // processColumns and jvmColumns are the trials.csv columns (and the series
 // columns behind them) each kind of sampling failure leaves wrong.
 var (
-	processColumns = []string{"target_cpu_pct", "target_peak_threads", "target_peak_rss_mb"}
-	jvmColumns     = []string{"jvm_live_threads", "heap_used_mb", "peak_heap_mb", "gc_count", "gc_pause_ms", "hikari_active", "hikari_pending", "peak_hikari_pending"}
+	processColumns = []string{"target_cpu_pct", "target_peak_cpu_pct", "target_peak_threads", "target_peak_rss_mb"}
+	jvmColumns     = []string{"jvm_live_threads", "heap_used_mb", "peak_heap_mb", "gc_count", "gc_pause_ms", "hikari_active", "hikari_pending", "peak_hikari_pending", "peak_virtual_threads"}
 	gcColumns      = []string{"gc_count", "gc_pause_ms"}
 )
 

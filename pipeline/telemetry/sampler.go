@@ -41,7 +41,7 @@ type Sample struct {
 	CPUSysPct  float64 `json:"cpu_sys_pct" csv:"cpu_sys_pct"`
 	RSSMB      float64 `json:"rss_mb" csv:"rss_mb"`
 	Threads    int     `json:"threads" csv:"threads"` // OS threads, /proc/<pid>/status
-	// JVM is true when the fields from JVMLiveThreads to HikariPending come
+	// JVM is true when the fields from JVMLiveThreads to VirtualThreads come
 	// from a scrape in this interval; false (and the fields 0) without a
 	// metrics URL or when the scrape failed. 0 is not NaN because NaN cannot
 	// be written as JSON; the flag says whether 0 was measured.
@@ -53,6 +53,11 @@ type Sample struct {
 	GCPauseMs      float64 `json:"gc_pause_ms" csv:"gc_pause_ms"` // pause time in this interval
 	HikariActive   float64 `json:"hikari_active" csv:"hikari_active"`
 	HikariPending  float64 `json:"hikari_pending" csv:"hikari_pending"`
+	// VirtualThreads is the built-in targets' threadlab_virtual_inflight:
+	// requests being handled on virtual threads at the scrape (Micrometer
+	// has no live virtual-thread gauge; jvm_threads_live_threads counts
+	// platform threads only). 0 for a target without the gauge.
+	VirtualThreads float64 `json:"virtual_threads" csv:"virtual_threads"`
 	GenCPUPct      float64 `json:"gen_cpu_pct" csv:"gen_cpu_pct"` // this process (the generator), % of one core
 	// HostCPUPct is CPU used on the host outside threadlab: all busy time
 	// minus this process and the processes of the experiment's own process
@@ -72,6 +77,7 @@ const (
 	mGCSum   = "jvm_gc_pause_seconds_sum"
 	mActive  = "hikaricp_connections_active"
 	mPending = "hikaricp_connections_pending"
+	mVirtual = "threadlab_virtual_inflight" // the built-in targets' own gauge (env/targets)
 )
 
 const mib = 1 << 20
@@ -309,6 +315,7 @@ func (s *Sampler) jvm(ctx context.Context, x *Sample) {
 	x.JVMLiveThreads, x.JVMPeakThreads = m[mLive], m[mPeak]
 	x.HeapUsedMB = m[mHeap] / mib
 	x.HikariActive, x.HikariPending = m[mActive], m[mPending]
+	x.VirtualThreads = m[mVirtual]
 	cur := gcCounters(m)
 	if s.gc == nil {
 		s.warnOnce(FlagNoGCBaseline, "metrics: no GC baseline before t=%.1fs; collections before it are not attributed to any interval", x.T+x.Dur)
