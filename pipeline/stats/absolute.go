@@ -24,7 +24,7 @@ func evalAbsolute(c Check, byVariant map[string][]*series, o Options) evaluation
 	bounds := checkSides(c)
 	e := evaluation{}
 	e.method = fmt.Sprintf("absolute: one-sided Wilcoxon signed-rank test of log(%s %s / bound), or the sign test when a value "+
-		"or the bound is not positive, Holm across points; supported when significant at level %s and the %s bootstrap "+
+		"or the bound is not positive, every point at the level (intersection-union), Holm across the opposite tests; supported when significant at level %s and the %s bootstrap "+
 		"interval of the median (%s) lies within %s; contradicted by the mirror test",
 		name, c.Metric, fmtP(o.level()), confName(o.level()), resampleText(o), sidesText(bounds))
 	e.missing(missingAtWhere(c.Where, byVariant, name)...)
@@ -42,7 +42,7 @@ func evalAbsolute(c Check, byVariant map[string][]*series, o Options) evaluation
 		e.evidence = append(e.evidence, fmt.Sprintf("%s: median %s = %s%s over %d %s (%s), claim %s; %s%s → %s",
 			pointName(u.label), u.what, fmtNum(u.est), u.intervalAt(o.level()), byVariant[name][i].replicates(),
 			unitName(byVariant[name][i]), joinNums(byVariant[name][i].sample().units), sidesText(bounds),
-			u.test, pText(e.points[i], len(units)), e.points[i].Status))
+			u.test, pText(e.points[i]), e.points[i].Status))
 	}
 	return e
 }

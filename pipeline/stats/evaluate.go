@@ -162,22 +162,24 @@ func Evaluate(id, says string, c Check, cells []Cell, seed int64) Verdict {
 // one established test, named in the method and evidence lines:
 //
 //   - compare with at_least or at_most (superiority against a ratio r):
-//     one-sided Mann-Whitney U of A against r×B, Holm across the claim's
+//     one-sided Mann-Whitney U of A against r×B at each of the claim's
 //     points, AND the bootstrap interval of the ratio of medians clearing r
 //     (superiority.go);
 //   - compare with both bounds (a band): two one-sided tests, TOST
 //     (equivalence.go);
 //   - flat_over: TOST of every pair of the listed levels within the
-//     tolerance, Holm across all pairs of all slices (flat.go);
+//     tolerance, every pair of every slice (flat.go);
 //   - variant with at_least/at_most and no compare (absolute): one-sample
 //     Wilcoxon signed-rank of log(value/bound), or the sign test when a
 //     value or the bound is not positive, AND the bootstrap interval of the
 //     median (absolute.go);
 //   - increases_over/decreases_over: one-sided Jonckheere-Terpstra across
-//     the listed levels, Holm across slices (trend.go).
+//     the listed levels, in every slice (trend.go).
 //
-// Every kind is contradicted by the mirror test in the other direction
-// (with the mirror interval), Holm across all of the claim's tests. Noise
+// Every unit must support a supported claim, an intersection-union test
+// that needs no correction (judge.go). Every kind is contradicted by the
+// mirror test in the other direction (with the mirror interval), Holm
+// across all of the claim's opposite tests. Noise
 // flags are evidence only: they never make a verdict harder to reach.
 // A cell with fewer than MinReplicates replicates, a missing variant or a
 // zero denominator keeps a claim inconclusive, saying why.

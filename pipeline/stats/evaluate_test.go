@@ -274,18 +274,22 @@ func TestEvaluateInconclusiveReasons(t *testing.T) {
 	}
 }
 
-// TestEvaluateHolmAcrossPoints: a claim over several points pays for them.
-func TestEvaluateHolmAcrossPoints(t *testing.T) {
+// TestEvaluateIntersectionUnionAcrossPoints: a claim over several points is
+// supported only when every point supports it, an intersection-union test
+// whose size is that of its largest test, so the claimed side is not
+// corrected (naming more points must not make a true claim harder to
+// support); the opposite side, where one point contradicts the claim, is.
+func TestEvaluateIntersectionUnionAcrossPoints(t *testing.T) {
 	pools := []string{"50", "400", "200"} // unsorted on purpose
-	var six, three []Cell
+	var six, three, mixed []Cell
 	for _, p := range pools {
 		six = append(six, cell("a", "rps", at("pool", p), scale(steady, 2)), cell("b", "rps", at("pool", p), steady))
 		three = append(three, cell("a", "rps", at("pool", p), scale(steady[:3], 2)), cell("b", "rps", at("pool", p), steady[:3]))
 	}
-	// 6+6 separated: raw one-sided p = 1/924 at each of 3 points; Holm 3 x 1/924 = 0.0032468 for all
+	// 6+6 separated: raw one-sided p = 1/924 at each of 3 points, and the claim's p is the largest of them
 	v := Evaluate("six", "a >= 1.5 b", compareCheck("rps", 1.5, 0), six, 1)
-	if v.Status != Supported || !near(v.P, 3.0/924) {
-		t.Fatalf("status %q p %v, want supported with Holm p 0.0032; reason %q", v.Status, v.P, v.Reason)
+	if v.Status != Supported || !near(v.P, 1.0/924) || strings.Contains(v.Reason, "Holm") {
+		t.Fatalf("status %q p %v, want supported with the largest raw p 1/924 and no Holm; reason %q", v.Status, v.P, v.Reason)
 	}
 	var order []string
 	for _, p := range v.Points {
@@ -294,10 +298,25 @@ func TestEvaluateHolmAcrossPoints(t *testing.T) {
 	if !slices.Equal(order, []string{"pool=50", "pool=200", "pool=400"}) {
 		t.Errorf("points in order %v, want numeric sweep order", order)
 	}
-	// 3+3 separated: raw p = 1/20 = 0.05 <= 0.05 at each point, but Holm 3 x 0.05 = 0.15
+	// 3+3 separated: raw p = 1/20 = 0.05 <= 0.05 at each point: supported at every point, so
+	// supported (Holm would have asked 3 x 0.05 = 0.15 and left it inconclusive)
 	v = Evaluate("three", "a >= 1.5 b", compareCheck("rps", 1.5, 0), three, 1)
-	if v.Status != Inconclusive || v.Leans != Supported || !strings.Contains(v.Reason, "Holm 0.15 over 3 tests") {
-		t.Errorf("status %q leans %q reason %q, want inconclusive leaning supported because of Holm", v.Status, v.Leans, v.Reason)
+	if v.Status != Supported || !near(v.P, 0.05) {
+		t.Errorf("status %q p %v reason %q, want supported at p 0.05 (intersection-union)", v.Status, v.P, v.Reason)
+	}
+	// One point where a is 2x b and two where a equals b: the claim fails at those two, and
+	// their opposite tests (1.5 x b against a, separated: 1/924 each) are Holm-corrected over
+	// the claim's 3 opposite tests: 3/924 for the smaller, still contradicted.
+	for i, p := range pools {
+		f := 1.0
+		if i == 0 {
+			f = 2
+		}
+		mixed = append(mixed, cell("a", "rps", at("pool", p), scale(steady, f)), cell("b", "rps", at("pool", p), steady))
+	}
+	v = Evaluate("mixed", "a >= 1.5 b", compareCheck("rps", 1.5, 0), mixed, 1)
+	if v.Status != Contradicted || !near(v.P, 3.0/924) || !strings.Contains(v.Reason, "Holm") {
+		t.Errorf("status %q p %v reason %q, want contradicted with Holm p 3/924 over the opposite tests", v.Status, v.P, v.Reason)
 	}
 }
 
@@ -338,9 +357,9 @@ func TestEvaluateFlat(t *testing.T) {
 
 	// All 3 pairs (fixed by the manifest, not picked from the data) by TOST against 1/1.1-1.1:
 	// every pair's cells are within 1%, each one-sided test fully separated: p = 1/924, and
-	// Holm over 3 pairs gives 3/924 for the worst.
+	// every pair must be equivalent (an intersection-union test), so no correction: 1/924.
 	v := Evaluate("plateau", "flat", flatCheck, build("platform", plateau, nil), 1)
-	if v.Status != Supported || len(v.Points) != 3 || !near(v.P, 3.0/924) || !(v.High <= 1.1 && v.Low >= 1/1.1) {
+	if v.Status != Supported || len(v.Points) != 3 || !near(v.P, 1.0/924) || !(v.High <= 1.1 && v.Low >= 1/1.1) {
 		t.Errorf("status %q points %d p %v CI %v-%v, want supported over 3 pairs; reason %q", v.Status, len(v.Points), v.P, v.Low, v.High, v.Reason)
 	}
 

@@ -82,7 +82,7 @@ func evalFlat(c Check, byVariant map[string][]*series, o Options) evaluation {
 	bounds := []side{{bound: 1 / limit, above: true}, {bound: limit}}
 	e := evaluation{whole: "across " + key, units: "pairs"}
 	e.method = fmt.Sprintf("flat_over: TOST (two one-sided Mann-Whitney U tests) of every pair of %s's levels %s = %s "+
-		"against the band %s–%s of their ratio of medians, Holm across all pairs; supported when significant at level %s "+
+		"against the band %s–%s of their ratio of medians, every pair at the level (intersection-union), Holm across the opposite tests; supported when significant at level %s "+
 		"and the %s bootstrap interval (%s) lies in the band; contradicted by the mirror test",
 		name, key, strings.Join(values, ", "), fmtRatio(1/limit), fmtRatio(limit), fmtP(o.level()), confName(o.level()), resampleText(o))
 	sls := slicesOver(byVariant[name], key, values)
@@ -125,7 +125,7 @@ func evalFlat(c Check, byVariant map[string][]*series, o Options) evaluation {
 	for i, u := range units {
 		e.closed = e.closed || u.closed
 		e.evidence = append(e.evidence, fmt.Sprintf("%s: ratio %s%s, band %s; %s%s → %s",
-			u.label, fmtRatio(u.est), u.intervalAt(o.level()), sidesText(bounds), u.test, pText(e.points[i], len(units)),
+			u.label, fmtRatio(u.est), u.intervalAt(o.level()), sidesText(bounds), u.test, pText(e.points[i]),
 			e.points[i].Status))
 	}
 	return e

@@ -65,11 +65,15 @@ func unitName(s *series) string {
 }
 
 // pText is the p-value part of an evidence line.
-func pText(e Estimate, m int) string {
+func pText(e Estimate) string {
 	if math.IsNaN(e.P) {
 		return " not run"
 	}
-	return fmt.Sprintf(" p=%s%s", fmtP(e.P), fmtHolm(e.PAdj, m, "tests"))
+	if e.Status != Contradicted || e.PAdj == e.P {
+		// The claimed side is an intersection-union test: no correction.
+		return fmt.Sprintf(" p=%s", fmtP(e.P))
+	}
+	return fmt.Sprintf(" p=%s (Holm %s over the claim's opposite tests)", fmtP(e.P), fmtP(e.PAdj))
 }
 
 // intervalAt formats the unit's interval with its coverage.

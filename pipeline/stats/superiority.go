@@ -29,7 +29,7 @@ func evalCompare(c Check, byVariant map[string][]*series, o Options) evaluation 
 		sa, sb := Summarize(pairs[i][0].sample().units), Summarize(pairs[i][1].sample().units)
 		e.evidence = append(e.evidence, fmt.Sprintf("%s: %s %s = %s%s, claim %s; %s%s; medians %s vs %s, n=%d+%d %s, CV %s vs %s → %s",
 			pointName(u.label), u.what, c.Metric, fmtRatio(u.est), u.intervalAt(o.level()), sidesText(bounds),
-			u.test, pText(e.points[i], len(units)), fmtNum(sa.Median), fmtNum(sb.Median), sa.N, sb.N,
+			u.test, pText(e.points[i]), fmtNum(sa.Median), fmtNum(sb.Median), sa.N, sb.N,
 			unitName(pairs[i][0]), fmtPct(sa.CV), fmtPct(sb.CV), e.points[i].Status))
 	}
 	return e
@@ -50,9 +50,9 @@ func checkSides(c Check) []side {
 // compareMethod names the procedure of a compare check.
 func compareMethod(c Check, bounds []side, o Options) string {
 	a, b := c.Compare[0], c.Compare[1]
-	test := fmt.Sprintf("superiority: one-sided Mann-Whitney U of %s against r×%s, Holm across points", a, b)
+	test := fmt.Sprintf("superiority: one-sided Mann-Whitney U of %s against r×%s, every point at the level (intersection-union), Holm across the opposite tests", a, b)
 	if len(bounds) == 2 {
-		test = fmt.Sprintf("equivalence: two one-sided Mann-Whitney U tests (TOST) of %s against each bound×%s, Holm across points", a, b)
+		test = fmt.Sprintf("equivalence: two one-sided Mann-Whitney U tests (TOST) of %s against each bound×%s, every point at the level (intersection-union), Holm across the opposite tests", a, b)
 	}
 	return fmt.Sprintf("%s; supported when significant at level %s and the %s bootstrap interval of the ratio of medians "+
 		"%s/%s (%s) lies inside the claim; contradicted by the mirror test; claim %s/%s %s",

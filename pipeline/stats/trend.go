@@ -25,8 +25,8 @@ func evalTrend(c Check, byVariant map[string][]*series, o Options) evaluation {
 	name := c.Variant
 	dir := map[bool]string{true: "increases", false: "decreases"}[up]
 	e := evaluation{whole: "across " + key, units: "slices"}
-	e.method = fmt.Sprintf("trend: one-sided Jonckheere-Terpstra test that %s %s %s over %s = %s (in that order), Holm across "+
-		"slices; supported when significant at level %s; contradicted by the test in the other direction",
+	e.method = fmt.Sprintf("trend: one-sided Jonckheere-Terpstra test that %s %s %s over %s = %s (in that order), every "+
+		"slice at the level (intersection-union), Holm across the opposite tests; supported when significant at level %s; contradicted by the test in the other direction",
 		name, c.Metric, dir, key, strings.Join(values, ", "), fmtP(o.level()))
 	sls := slicesOver(byVariant[name], key, values)
 	if len(sls) == 0 {
@@ -75,7 +75,7 @@ func evalTrend(c Check, byVariant map[string][]*series, o Options) evaluation {
 	e.points = judge(units, o.level())
 	for i, u := range units {
 		e.evidence = append(e.evidence, fmt.Sprintf("%s: %s = %s; %s that it %s%s → %s", pointName(u.label), u.what,
-			fmtRatio(u.est), u.test, dir, pText(e.points[i], len(units)), e.points[i].Status))
+			fmtRatio(u.est), u.test, dir, pText(e.points[i]), e.points[i].Status))
 	}
 	return e
 }
