@@ -42,8 +42,9 @@ func TestMethodologyAgrees(t *testing.T) {
 }
 
 // TestRefsExist: every experiment/claim-id in the inventory is a claim of
-// that manifest, in its base or one of its profiles; claim rows still
-// without a ref are listed (they are to be written, not wrong).
+// that manifest, in its base or one of its profiles, and every claim row
+// names one (issue 11: each statement is a manifest claim, a precondition,
+// a design rule or not encoded with the reason; none is left to write).
 func TestRefsExist(t *testing.T) {
 	claims, err := All()
 	if err != nil {
@@ -86,7 +87,8 @@ func TestRefsExist(t *testing.T) {
 		}
 	}
 	if len(pending) > 0 {
-		t.Logf("claim rows without a manifest claim yet: %s", strings.Join(pending, ", "))
+		t.Errorf("%s: claim rows without a manifest claim: %s (write the claim and name it, or make the row a precondition, a design rule or not-encoded with the reason)",
+			File, strings.Join(pending, ", "))
 	}
 }
 
@@ -141,5 +143,32 @@ func TestMarkdownCells(t *testing.T) {
 	}
 	if _, err := Replace("no markers here", md); err == nil {
 		t.Error("a METHODOLOGY.md without the markers must be an error, not a silent no-op")
+	}
+}
+
+// TestMarkdownNotEncoded: the generated section counts the kinds and lists
+// every not-encoded statement, and only those, with its reason.
+func TestMarkdownNotEncoded(t *testing.T) {
+	claims := []Claim{
+		{ID: "000.1", Says: "virtual wins", Figure: "1.27x", Kind: KindClaim, Claims: []string{"io-bound/virtual-beats-platform"}, Where: "io-bound/virtual-beats-platform"},
+		{ID: "000.5", Says: "one trial swings", Figure: "795 to 1247 ms", Kind: KindDesign, Where: "the noise flags"},
+		{ID: "000.17", Says: "range honours backpressure", Figure: "StepVerifier", Kind: KindNotEncoded, Where: "not encoded: a functional property"},
+		{ID: "004.5", Says: "the CPUs saturated", Figure: "366%", Kind: KindPrecondition, Claims: []string{"reactor-parallel/x"}, Where: "precondition of x"},
+	}
+	md := Markdown(claims)
+	if !strings.Contains(md, "4 statements: 1 manifest claims, 1 preconditions, 1 design rules, 1 not encoded.") {
+		t.Errorf("no count by kind:\n%s", md)
+	}
+	_, list, ok := strings.Cut(md, "### Not encoded, and why\n")
+	if !ok {
+		t.Fatalf("no not-encoded list:\n%s", md)
+	}
+	if !strings.Contains(list, "| 000.17 | range honours backpressure | StepVerifier | not encoded: a functional property |") {
+		t.Errorf("the not-encoded row is missing or lacks its reason:\n%s", list)
+	}
+	for _, id := range []string{"000.1", "000.5", "004.5"} {
+		if strings.Contains(list, "| "+id+" |") {
+			t.Errorf("%s is not a not-encoded row, yet the list holds it:\n%s", id, list)
+		}
 	}
 }
