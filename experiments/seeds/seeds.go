@@ -28,7 +28,7 @@ const File = "experiments/seeds/claims.csv"
 
 // Kinds of place a seed claim lives.
 const (
-	KindClaim        = "claim"        // a manifest claim; Claims names it (TestRefsExist fails on a claim row without one)
+	KindClaim        = "claim"        // a manifest claim; Claims names it (TestSeedRefsExist fails on a claim row without one)
 	KindPrecondition = "precondition" // a requires: of the claims listed in Claims
 	KindDesign       = "design"       // a validity rule, lint warning or pipeline stage, not a claim
 	KindNotEncoded   = "not-encoded"  // not encoded; Where says why

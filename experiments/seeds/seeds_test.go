@@ -14,9 +14,9 @@ var update = flag.Bool("update", false, "rewrite METHODOLOGY.md's seed tables fr
 
 const methodology = "../../METHODOLOGY.md"
 
-// TestMethodologyAgrees: METHODOLOGY.md's seed tables are claims.csv,
+// TestSeedTablesInMethodology: METHODOLOGY.md's seed tables are claims.csv,
 // rendered; -update rewrites them.
-func TestMethodologyAgrees(t *testing.T) {
+func TestSeedTablesInMethodology(t *testing.T) {
 	claims, err := All()
 	if err != nil {
 		t.Fatal(err)
@@ -41,11 +41,11 @@ func TestMethodologyAgrees(t *testing.T) {
 	t.Errorf("METHODOLOGY.md's seed tables differ from %s: edit the CSV (the one source), then run go test ./experiments/seeds -update", File)
 }
 
-// TestRefsExist: every experiment/claim-id in the inventory is a claim of
+// TestSeedRefsExist: every experiment/claim-id in the inventory is a claim of
 // that manifest, in its base or one of its profiles, and every claim row
 // names one (issue 11: each statement is a manifest claim, a precondition,
 // a design rule or not encoded with the reason; none is left to write).
-func TestRefsExist(t *testing.T) {
+func TestSeedRefsExist(t *testing.T) {
 	claims, err := All()
 	if err != nil {
 		t.Fatal(err)
@@ -92,8 +92,8 @@ func TestRefsExist(t *testing.T) {
 	}
 }
 
-// TestParse: what a broken inventory says, a row per mistake.
-func TestParse(t *testing.T) {
+// TestSeedParse: what a broken inventory says, a row per mistake.
+func TestSeedParse(t *testing.T) {
 	const head = "id,says,figure,kind,claims,where\n"
 	tests := []struct {
 		name, why, csv string
@@ -135,8 +135,8 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// TestMarkdownCells: a value with a pipe or a line break stays in its cell.
-func TestMarkdownCells(t *testing.T) {
+// TestSeedMarkdownCells: a value with a pipe or a line break stays in its cell.
+func TestSeedMarkdownCells(t *testing.T) {
 	md := Markdown([]Claim{{ID: "000.1", Says: "a | b", Figure: "two\nlines", Kind: KindClaim, Where: "w"}})
 	if !strings.Contains(md, `| 000.1 | a \| b | two lines | w |`) {
 		t.Errorf("row not kept on one line with its pipe escaped:\n%s", md)
@@ -146,9 +146,9 @@ func TestMarkdownCells(t *testing.T) {
 	}
 }
 
-// TestMarkdownNotEncoded: the generated section counts the kinds and lists
+// TestSeedNotEncodedList: the generated section counts the kinds and lists
 // every not-encoded statement, and only those, with its reason.
-func TestMarkdownNotEncoded(t *testing.T) {
+func TestSeedNotEncodedList(t *testing.T) {
 	claims := []Claim{
 		{ID: "000.1", Says: "virtual wins", Figure: "1.27x", Kind: KindClaim, Claims: []string{"io-bound/virtual-beats-platform"}, Where: "io-bound/virtual-beats-platform"},
 		{ID: "000.5", Says: "one trial swings", Figure: "795 to 1247 ms", Kind: KindDesign, Where: "the noise flags"},
