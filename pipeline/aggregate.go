@@ -220,7 +220,11 @@ func (Claims) Run(ctx context.Context, s *State) error {
 		return err
 	}
 	fp, _ := os.ReadFile(filepath.Join(s.Dir, record.FingerprintFile)) // absent: the core count is unknown
-	out := EvaluateClaims(s.M, trials, stats.Options{Seed: s.M.Seed, Version: Version()}, HostFacts(s.M, fp, s.Meta))
+	h := HostFacts(s.M, fp, s.Meta)
+	if h.Columns, err = TrialColumns(s.Dir); err != nil {
+		return err
+	}
+	out := EvaluateClaims(s.M, trials, stats.Options{Seed: s.M.Seed, Version: Version()}, h)
 	for _, v := range out {
 		s.Logf("claim %s: %s", v.ID, stats.StatusText(v.Status))
 	}

@@ -1,7 +1,16 @@
 package pipeline
 
 import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
 	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
 )
@@ -27,8 +36,13 @@ func EvaluateClaims(m *experiments.Manifest, trials []record.Trial, o stats.Opti
 			// keep the same error rates.
 			co.Sequential = stats.TrialLooks(replicates(sc), m.Forks.Min, m.Forks.Max)
 		}
-		v := stats.EvaluateWith(c.ID, c.Says, c.Check, sc, co)
-		capByForks(&v, c.Check, sc)
+		var v stats.Verdict
+		if col, missing := h.unrecorded(c.Check.Metric); missing {
+			v = notRecorded(c, col, co)
+		} else {
+			v = stats.EvaluateWith(c.ID, c.Says, c.Check, sc, co)
+			capByForks(&v, c.Check, sc)
+		}
 		applyPreconditions(&v, checkPreconditions(m, c, cells, trials, h))
 		rv := RecordVerdict(v)
 		if d := c.Decision; d != nil {
@@ -61,4 +75,59 @@ func RecordVerdict(v stats.Verdict) record.Verdict {
 			High: record.Num(p.High), P: record.Num(p.P), PAdj: record.Num(p.PAdj), Status: p.Status, Reason: p.Reason})
 	}
 	return rv
+}
+
+// notRecorded is the verdict of a claim on a metric whose column the
+// run's trials.csv does not have: a run recorded before threadlab
+// measured it (gc_count, peak_hikari_pending, ...) reads the column as 0,
+// so testing it would decide the claim on numbers nobody measured.
+// Inconclusive, leaning nowhere, and closed: more forks of this run's
+// design would not record the column either.
+func notRecorded(c experiments.Claim, column string, o stats.Options) stats.Verdict {
+	why := fmt.Sprintf("this run's %s has no %s column: it was recorded before threadlab measured %s, "+
+		"and reading the missing column as 0 would decide the claim on numbers never measured (rerun the experiment to decide it)",
+		record.TrialsFile, column, c.Check.Metric)
+	v := stats.EvaluateWith(c.ID, c.Says, c.Check, nil, o) // the level, version and undefined numbers of a verdict without data
+	v.Status, v.Reason, v.Leans, v.Open = stats.Inconclusive, why, "", false
+	v.Evidence, v.Points, v.Flags = []string{why}, nil, nil
+	return v
+}
+
+// unrecorded reports the trials.csv column of a metric when the run's
+// header lacks it; never when the header is unknown (Columns nil).
+func (h ClaimHost) unrecorded(name string) (column string, missing bool) {
+	if h.Columns == nil || name == "" {
+		return "", false
+	}
+	column = name
+	if d, ok := metric.Lookup(name); ok {
+		column = d.Column
+	}
+	return column, !slices.Contains(h.Columns, column)
+}
+
+// TrialColumns reads the header of a run's trials.csv: the columns the
+// threadlab that recorded the run wrote. Claims on a column it lacks are
+// inconclusive (notRecorded) instead of decided on zeros. nil without
+// error when the file is absent or empty.
+func TrialColumns(dir string) ([]string, error) {
+	path := filepath.Join(dir, record.TrialsFile)
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	head, err := r.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: the header: %w (repair or restore the file)", path, err)
+	}
+	return head, nil
 }

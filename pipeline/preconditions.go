@@ -30,6 +30,10 @@ type ClaimHost struct {
 	// Skipped maps each variant that did not run on this host to why
 	// (run.json's skipped_variants).
 	Skipped map[string]string
+	// Columns is the header of the run's trials.csv (TrialColumns): a
+	// claim or a precondition on a metric whose column is not in it is not
+	// decided. nil when unknown: every column counts as recorded.
+	Columns []string
 }
 
 // HostFacts reads a ClaimHost from a run's fingerprint.json (nil when
@@ -233,6 +237,11 @@ func checkGenerator(keys []record.CellKey, all []record.Trial) (line, failed, un
 // with the bounds, per CPU when per_core is set.
 func checkMetric(r experiments.Precondition, keys []record.CellKey, valid map[record.CellKey][]record.Trial, h ClaimHost) (line, failed, unknown string) {
 	want := boundsText(r)
+	if col, missing := h.unrecorded(r.Metric); missing {
+		unknown = fmt.Sprintf("this run's %s has no %s column (recorded before threadlab measured it), so %s %s could not be checked",
+			record.TrialsFile, col, r.Metric, want)
+		return r.Metric + " " + want + ": not recorded in this run", "", unknown
+	}
 	if r.PerCore {
 		if h.Cores <= 0 {
 			unknown = fmt.Sprintf("the target's CPU count is unknown, so %s %s could not be checked", r.Metric, want)

@@ -62,7 +62,13 @@ func reevaluateRun(dir, claimsFrom string, stdout io.Writer) error {
 		return fmt.Errorf("re-aggregate %s: %w", dir, err)
 	}
 	version := pipeline.Version()
-	now := pipeline.EvaluateClaims(m, r.Trials, stats.Options{Seed: m.Seed, Version: version}, pipeline.HostFacts(m, r.Fingerprint, r.Meta))
+	// A column the run's trials.csv lacks (recorded before threadlab
+	// measured it) keeps the claims on it inconclusive, not decided on 0s.
+	host := pipeline.HostFacts(m, r.Fingerprint, r.Meta)
+	if host.Columns, err = pipeline.TrialColumns(dir); err != nil {
+		return err
+	}
+	now := pipeline.EvaluateClaims(m, r.Trials, stats.Options{Seed: m.Seed, Version: version}, host)
 	changed := 0
 	for i := range now {
 		v := &now[i]

@@ -28,7 +28,7 @@ const File = "experiments/seeds/claims.csv"
 
 // Kinds of place a seed claim lives.
 const (
-	KindClaim        = "claim"        // a manifest claim; Claims is empty while it is still to be written
+	KindClaim        = "claim"        // a manifest claim; Claims names it (TestSeedRefsExist fails on a claim row without one)
 	KindPrecondition = "precondition" // a requires: of the claims listed in Claims
 	KindDesign       = "design"       // a validity rule, lint warning or pipeline stage, not a claim
 	KindNotEncoded   = "not-encoded"  // not encoded; Where says why
@@ -147,11 +147,18 @@ const (
 	EndMarker   = "<!-- end seed-claims -->"
 )
 
-// Markdown is METHODOLOGY.md's inventory: one table per write-up, between
-// the markers.
+// Markdown is METHODOLOGY.md's inventory, between the markers: a count by
+// kind, one table per write-up, then the statements not encoded, each with
+// why, in one list a reviewer can check.
 func Markdown(claims []Claim) string {
 	var b strings.Builder
 	b.WriteString(BeginMarker + "\n")
+	count := map[string]int{}
+	for _, c := range claims {
+		count[c.Kind]++
+	}
+	fmt.Fprintf(&b, "%d statements: %d manifest claims, %d preconditions, %d design rules, %d not encoded.\n\n",
+		len(claims), count[KindClaim], count[KindPrecondition], count[KindDesign], count[KindNotEncoded])
 	for i, w := range Writeups {
 		if i > 0 {
 			b.WriteString("\n")
@@ -161,6 +168,12 @@ func Markdown(claims []Claim) string {
 			if c.Seed() == w.ID {
 				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.ID, cell(c.Says), cell(c.Figure), cell(c.Where))
 			}
+		}
+	}
+	b.WriteString("\n### Not encoded, and why\n| # | the write-up says | seed figure | why not |\n|---|---|---|---|\n")
+	for _, c := range claims {
+		if c.Kind == KindNotEncoded {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.ID, cell(c.Says), cell(c.Figure), cell(c.Where))
 		}
 	}
 	b.WriteString(EndMarker + "\n")
