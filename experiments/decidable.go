@@ -11,48 +11,37 @@ import (
 // lintDecidable warns about a claim that no data can support with the
 // manifest's forks. Every test a claim's unit runs has a smallest one-sided
 // p on n forks per cell (the sign and signed-rank tests 1/2^n, Mann-Whitney
-// 1/C(2n, n), Jonckheere-Terpstra over L levels n!^L/(Ln)!), and Holm
-// multiplies the smallest by the number of units it corrects across. When
-// that product is above the level, the claim stays inconclusive whatever
-// the server does: five zero-error forks at each of two loads give p =
-// 2/32 = 0.0625. Below 3 forks the replication warnings already say that
-// no claim is decided.
+// 1/C(2n, n), Jonckheere-Terpstra over L levels n!^L/(Ln)!). A claim is
+// supported when every unit supports it at the level, an intersection-union
+// test with no correction across units (pipeline/stats/judge.go), so the
+// number of points does not enter: when one unit's smallest p is above the
+// level the claim stays inconclusive whatever the server does (an absolute
+// check on 4 forks reaches 1/16 at best). Below 3 forks the replication
+// warnings already say that no claim is decided.
 func (m *Manifest) lintDecidable(warn func(string, string, ...any)) {
 	n := m.Forks.Max
 	if n < 3 {
 		return
 	}
 	for i, c := range m.Claims {
-		best, units, test, unit := m.bestP(c.Check, n)
-		if units == 0 || best*float64(units) <= stats.Alpha {
+		best, units, test, _ := m.bestP(c.Check, n)
+		if units == 0 || best <= stats.Alpha {
 			continue
 		}
 		need := n
 		for need < 64 {
 			need++
-			if b, u, _, _ := m.bestP(c.Check, need); b*float64(u) <= stats.Alpha {
+			if b, _, _, _ := m.bestP(c.Check, need); b <= stats.Alpha {
 				break
 			}
 		}
-		msg := fmt.Sprintf("claim %q can never be supported on %d forks: its %s reaches p = %s at best", c.ID, n, test, fmtP(best))
-		if units > 1 {
-			msg += fmt.Sprintf(", and Holm across its %d %s makes that %s", units, unit, fmtP(best*float64(units)))
-		}
-		msg += fmt.Sprintf(", above %g", stats.Alpha)
-		switch {
-		case unit == "pairs":
-			msg += fmt.Sprintf(" (list fewer levels, or raise forks to %d)", need)
-		case units > 1:
-			msg += fmt.Sprintf(" (read one %s with where:, or raise forks to %d)", unit[:len(unit)-1], need)
-		default:
-			msg += fmt.Sprintf(" (raise forks to %d)", need)
-		}
-		warn(fmt.Sprintf("claims[%d]", i), "%s", msg)
+		warn(fmt.Sprintf("claims[%d]", i), "claim %q can never be supported on %d forks: its %s reaches p = %s at best, above %g (raise forks to %d)",
+			c.ID, n, test, fmtP(best), stats.Alpha, need)
 	}
 }
 
 // bestP is the smallest one-sided p one unit of check k can reach on n
-// forks per cell, the number of units Holm corrects across, the test's
+// forks per cell, the number of units the claim is decided at, the test's
 // name and the units' name (plural); units is 0 for a check of no form.
 func (m *Manifest) bestP(k stats.Check, n int) (best float64, units int, test, unit string) {
 	mw := 1 / binom(2*n, n)
