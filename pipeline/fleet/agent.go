@@ -28,9 +28,9 @@ const (
 // in and answers on out: a pong (with its wall clock) for each ping, and for
 // each job, at the job's start instant, a load.Run of the job's plan and
 // then its result (or an error message). One job runs at a time. Serve
-// returns nil when in ends (the controller closed it, or the ssh session
-// ended), after stopping a running load; it returns ctx's error when ctx
-// ends first, and an error when out cannot be written.
+// returns nil when the controller is gone, after stopping a running load:
+// in ended (the controller closed it, or the ssh session ended) or out can
+// no longer be written. It returns ctx's error when ctx ends first.
 func Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	return serve(ctx, in, out, 0)
 }
@@ -88,9 +88,9 @@ loop:
 		select {
 		case <-ctx.Done():
 			mu.Lock()
-			err = werr
+			hungUp := werr != nil
 			mu.Unlock()
-			if err == nil {
+			if !hungUp { // a failed write means the controller is gone, like EOF
 				err = ctx.Err()
 			}
 			break loop

@@ -24,7 +24,8 @@ type Agent struct {
 
 // Offset is an agent's clock minus the controller's (positive: the agent's
 // clock is ahead), estimated NTP-style from the ping/pong round trip with the
-// smallest RTT; the true offset lies within ±RTT/2 of it.
+// smallest RTT; the true offset lies within ±RTT/2 of it. RTT 0 means no
+// round trip completed (the agent failed before answering a ping).
 type Offset struct {
 	Agent       string
 	Offset, RTT time.Duration
@@ -236,8 +237,13 @@ func (c *conn) recv() (message, error) {
 
 // offset measures the agent's clock offset: of pings round trips, the
 // fastest bounds the offset most tightly.
-func (c *conn) offset() (Offset, error) {
+func (c *conn) offset() (o Offset, err error) {
 	best := Offset{Agent: c.name, RTT: -1}
+	defer func() {
+		if best.RTT < 0 { // not one round trip: nothing measured
+			o.RTT = 0
+		}
+	}()
 	for range pings {
 		c.seq++
 		t0 := time.Now()
