@@ -386,25 +386,22 @@ func inProcessAgent(t *testing.T, name string) fleet.Agent {
 
 // One real agent process against two generators (a process and one in this
 // process) at the same total load: merged p50 and p99 agree within noise,
-// and the merged count is what the server served.
+// and the merged count is what the server served. As in pipeline/fleet's
+// TestOneVersusTwoGenerators, the two run side by side, each against its
+// own server, so both see the same host.
 func TestLoadAgentsOneVersusTwo(t *testing.T) {
 	if testing.Short() {
-		t.Skip("4 s of load")
+		t.Skip("2 s of load")
 	}
-	srv := newAgentTarget(t)
-	plan := load.Plan{Target: srv.URL, Seed: 1, Groups: []load.Group{
-		{Name: "io", Model: load.Closed, Users: 16, Duration: 2 * time.Second, Requests: []load.Request{{Path: "/io"}}}}}
-	run := func(why string, agents []fleet.Agent, procs []*exec.Cmd, errs []*syncBuffer) load.GroupResult {
-		before := srv.hits.Load()
-		res, offs, err := fleet.Drive(context.Background(), agents, plan)
+	group := load.Group{Name: "io", Model: load.Closed, Users: 16, Duration: 2 * time.Second, Requests: []load.Request{{Path: "/io"}}}
+	run := func(why string, srv *agentTarget, agents []fleet.Agent, procs []*exec.Cmd, errs []*syncBuffer) load.GroupResult {
+		res, offs, err := fleet.Drive(context.Background(), agents, load.Plan{Target: srv.URL, Seed: 1, Groups: []load.Group{group}})
 		if err != nil {
-			for _, e := range errs {
-				t.Log(e)
-			}
-			t.Fatalf("%s: %v", why, err)
+			t.Errorf("%s: %v; agents' stderr: %v", why, err, errs)
+			return load.GroupResult{}
 		}
 		g := res.Groups[0]
-		if served := srv.hits.Load() - before; g.Requests != served || g.Errors != 0 {
+		if served := srv.hits.Load(); g.Requests != served || g.Errors != 0 {
 			t.Errorf("%s: merged %d requests (%d errors), the server served %d", why, g.Requests, g.Errors, served)
 		}
 		if len(offs) != len(agents) {
@@ -422,24 +419,54 @@ func TestLoadAgentsOneVersusTwo(t *testing.T) {
 		}
 		return g
 	}
+	srv1, srv2 := newAgentTarget(t), newAgentTarget(t)
 	a1, p1, e1 := execAgent(t, "process-1")
-	one := run("one generator", []fleet.Agent{a1}, []*exec.Cmd{p1}, []*syncBuffer{e1})
 	a2, p2, e2 := execAgent(t, "process-2")
-	two := run("two generators", []fleet.Agent{a2, inProcessAgent(t, "local")}, []*exec.Cmd{p2}, []*syncBuffer{e2})
-
-	p50a, p50b, p99a, p99b := one.QuantileMs(50), two.QuantileMs(50), one.QuantileMs(99), two.QuantileMs(99)
-	t.Logf("1 generator (process): p50 %.3f ms p99 %.3f ms, %d requests; 2 generators (process + in-process): p50 %.3f ms p99 %.3f ms, %d requests",
-		p50a, p99a, one.Requests, p50b, p99b, two.Requests)
-	// Tolerances as in pipeline/fleet's TestOneVersusTwoGenerators: p50
-	// sits just above the 20 ms sleep, moved by timer and scheduler slack
-	// on a shared 2-core host (2 ms); p99 is the ~16th-slowest of ~1,600
-	// requests, set by scheduling hiccups (5 ms).
-	if math.Abs(p50a-p50b) > 2 || math.Abs(p99a-p99b) > 5 {
-		t.Errorf("one generator p50 %.3f p99 %.3f ms, two p50 %.3f p99 %.3f ms: further apart than 2 ms (p50) or 5 ms (p99)", p50a, p99a, p50b, p99b)
+	var one, two load.GroupResult
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		one = run("one generator", srv1, []fleet.Agent{a1}, []*exec.Cmd{p1}, []*syncBuffer{e1})
+	}()
+	go func() {
+		defer wg.Done()
+		two = run("two generators", srv2, []fleet.Agent{a2, inProcessAgent(t, "local")}, []*exec.Cmd{p2}, []*syncBuffer{e2})
+	}()
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	// Agreement as in pipeline/fleet's agreeWithinNoise: the 99%
+	// distribution-free intervals of each percentile (order statistics
+	// n·p ± 2.58·√(n·p·(1−p))) overlap, give or take a slack for what
+	// shifts a whole run together. That slack is wider here than there
+	// (10% of the percentile, at least 0.5 ms, instead of 0.5 ms): these
+	// generators are separate processes, which do not share their
+	// scheduling pauses and GC as in-process agents do, and on this shared
+	// 2-core host their p99s stood up to 1.5 ms (6%) apart.
+	for _, q := range []float64{50, 99} {
+		lo1, hi1 := quantileCI(one.Latency, q)
+		lo2, hi2 := quantileCI(two.Latency, q)
+		slack := max(0.5, 0.1*max(one.QuantileMs(q), two.QuantileMs(q)))
+		t.Logf("p%g: 1 generator (process) %.3f ms [99%% CI %.3f, %.3f] of %d requests; 2 generators (process + in-process) %.3f ms [%.3f, %.3f] of %d",
+			q, one.QuantileMs(q), lo1, hi1, one.Requests, two.QuantileMs(q), lo2, hi2, two.Requests)
+		if lo1 > hi2+slack || lo2 > hi1+slack {
+			t.Errorf("p%g: one generator [%.3f, %.3f] ms, two [%.3f, %.3f] ms: more than %.3f ms apart", q, lo1, hi1, lo2, hi2, slack)
+		}
 	}
 	if r := float64(two.Requests) / float64(one.Requests); r < 0.9 || r > 1.1 {
 		t.Errorf("%d requests with two generators, %d with one: not the same load", two.Requests, one.Requests)
 	}
+}
+
+// quantileCI is the distribution-free 99% confidence interval of the q-th
+// percentile of h's values, in ms.
+func quantileCI(h *hdrhistogram.Histogram, q float64) (lo, hi float64) {
+	n, p := float64(h.TotalCount()), q/100
+	d := 2.58 * math.Sqrt(n*p*(1-p))
+	return float64(h.ValueAtQuantile(max(0, 100*(n*p-d)/n))) / 1000,
+		float64(h.ValueAtQuantile(min(100, 100*(n*p+d)/n))) / 1000
 }
 
 // The agent protocol from outside, and the lifeline: closing the agent

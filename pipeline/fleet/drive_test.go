@@ -10,9 +10,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/threadlab/threadlab/pipeline/load"
 )
@@ -79,7 +82,8 @@ func driven(t *testing.T, srv *sleepy, g load.Group, n int) load.GroupResult {
 	before := srv.hits.Load()
 	res, parts, offs, err := drive(context.Background(), agents, load.Plan{Target: srv.URL, Seed: 1, Groups: []load.Group{g}})
 	if err != nil {
-		t.Fatal(err)
+		t.Errorf("%d generators: %v", n, err) // not Fatal: tests run this off the test goroutine
+		return load.GroupResult{}
 	}
 	served := srv.hits.Load() - before
 	m := res.Groups[0]
@@ -114,37 +118,34 @@ func driven(t *testing.T, srv *sleepy, g load.Group, n int) load.GroupResult {
 
 // One generator against two at the same total load: the merged percentiles
 // agree with one generator's within noise, and the merged count is the sum.
+//
+// The two configurations run side by side, each against its own server
+// (same handler, same process): on a shared 2-core host, a p99 measured a
+// few seconds later is another host (here it moved from 24 to 172 ms
+// between back-to-back runs of one configuration while other work
+// compiled), while side by side both see the same hiccups, so what differs
+// is only how the load was generated and merged.
 func TestOneVersusTwoGenerators(t *testing.T) {
 	if testing.Short() {
-		t.Skip("8 s of load")
+		t.Skip("4 s of load")
 	}
-	srv := newSleepy(t, 20*time.Millisecond)
 	for _, g := range []load.Group{
 		{Name: "closed", Model: load.Closed, Users: 16, Duration: 2 * time.Second, Requests: reqs()},
 		{Name: "open", Model: load.Open, Rate: 400, Duration: 2 * time.Second, Requests: reqs()},
 	} {
-		one := driven(t, srv, g, 1)
-		two := driven(t, srv, g, 2)
-		p50a, p50b, p99a, p99b := one.QuantileMs(50), two.QuantileMs(50), one.QuantileMs(99), two.QuantileMs(99)
-		t.Logf("%s: 1 generator p50 %.3f ms p99 %.3f ms (%d requests); 2 generators p50 %.3f ms p99 %.3f ms (%d requests)",
-			g.Name, p50a, p99a, one.Requests, p50b, p99b, two.Requests)
-		// Tolerances: the server sleeps 20 ms, so both p50s sit just
-		// above 20 ms; what moves them is Go's timer and scheduler on a
-		// 2-core machine shared with the generators and other work,
-		// about a millisecond. p99 is the ~16th-slowest of ~1,600
-		// requests, set by scheduling hiccups (GC, a busy core), so it
-		// gets 5 ms. A merge that averaged percentiles or lost a
-		// generator's histogram would not move these numbers, which is
-		// why the counts are checked exactly in driven; one that double
-		// counted or shifted values by a bucket scale would.
-		if math.Abs(p50a-p50b) > 2 {
-			t.Errorf("%s: p50 %.3f ms with one generator, %.3f ms with two: more than 2 ms apart", g.Name, p50a, p50b)
+		srv1, srv2 := newSleepy(t, 20*time.Millisecond), newSleepy(t, 20*time.Millisecond)
+		var one, two load.GroupResult
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); one = driven(t, srv1, g, 1) }()
+		go func() { defer wg.Done(); two = driven(t, srv2, g, 2) }()
+		wg.Wait()
+		if t.Failed() {
+			return
 		}
-		if math.Abs(p99a-p99b) > 5 {
-			t.Errorf("%s: p99 %.3f ms with one generator, %.3f ms with two: more than 5 ms apart", g.Name, p99a, p99b)
-		}
-		if p50a < 20 || p50b < 20 {
-			t.Errorf("%s: p50 below the server's 20 ms sleep: %.3f / %.3f ms", g.Name, p50a, p50b)
+		agreeWithinNoise(t, g.Name, one, two)
+		if one.QuantileMs(50) < 20 || two.QuantileMs(50) < 20 {
+			t.Errorf("%s: p50 below the server's 20 ms sleep: %.3f / %.3f ms", g.Name, one.QuantileMs(50), two.QuantileMs(50))
 		}
 		// The same load: the same number of requests, give or take what
 		// a closed user has in flight at the end or an open send's phase.
@@ -152,6 +153,44 @@ func TestOneVersusTwoGenerators(t *testing.T) {
 			t.Errorf("%s: %d requests with two generators, %d with one: not the same load", g.Name, two.Requests, one.Requests)
 		}
 	}
+}
+
+// agreeWithinNoise checks that p50 and p99 of one and two generators agree
+// within sampling noise: their distribution-free 99% confidence intervals
+// overlap. The interval of the q-th percentile of n values runs between the
+// order statistics n·p ± 2.58·√(n·p·(1−p)) (the normal approximation of the
+// binomial count of values below the percentile): for 1,500 requests, p99
+// lies between the 98.3rd and 99.7th percentiles and p50 between the 46.7th
+// and 53.3rd. The tolerance thus follows from the number of requests
+// instead of being a number of milliseconds that holds on one host only.
+//
+// Sampling is not the only noise: the server's 20 ms sleep wakes late by
+// an amount that shifts a whole run together (Go's timers on a busy host:
+// 0.1 to 0.3 ms here), which no interval over one run's values sees; p50,
+// whose interval is a few tens of µs wide, moved by 0.06 ms between
+// side-by-side runs. So the intervals may miss each other by up to 0.5 ms.
+func agreeWithinNoise(t *testing.T, what string, one, two load.GroupResult) {
+	t.Helper()
+	const slack = 0.5 // ms
+	for _, q := range []float64{50, 99} {
+		lo1, hi1 := quantileCI(one.Latency, q)
+		lo2, hi2 := quantileCI(two.Latency, q)
+		t.Logf("%s p%g: 1 generator %.3f ms [99%% CI %.3f, %.3f] of %d requests; 2 generators %.3f ms [%.3f, %.3f] of %d",
+			what, q, one.QuantileMs(q), lo1, hi1, one.Requests, two.QuantileMs(q), lo2, hi2, two.Requests)
+		if lo1 > hi2+slack || lo2 > hi1+slack {
+			t.Errorf("%s: p%g of one generator %.3f ms [%.3f, %.3f] and of two %.3f ms [%.3f, %.3f]: the 99%% intervals are more than 0.5 ms apart",
+				what, q, one.QuantileMs(q), lo1, hi1, two.QuantileMs(q), lo2, hi2)
+		}
+	}
+}
+
+// quantileCI is the distribution-free 99% confidence interval of the q-th
+// percentile of the values in h, in milliseconds (see agreeWithinNoise).
+func quantileCI(h *hdrhistogram.Histogram, q float64) (lo, hi float64) {
+	n, p := float64(h.TotalCount()), q/100
+	d := 2.58 * math.Sqrt(n*p*(1-p))
+	return float64(h.ValueAtQuantile(max(0, 100*(n*p-d)/n))) / 1000,
+		float64(h.ValueAtQuantile(min(100, 100*(n*p+d)/n))) / 1000
 }
 
 // Clock offsets are measured and used: an agent whose clock is 3 s ahead
