@@ -137,9 +137,9 @@ func runJob(ctx context.Context, plan load.Plan, start int64, skew time.Duration
 	wait := time.Duration(start - time.Now().Add(skew).UnixNano())
 	switch {
 	case wait < -maxLate:
-		return message{Type: msgError, Error: fmt.Sprintf("the job arrived %v after its start instant (more than %v late): the link to this host is slow or its clock stepped; run again", -wait, maxLate)}
+		return message{Type: msgError, Error: fmt.Sprintf("the job arrived %v after its start instant (more than %v late): the link to this host is slow or its clock stepped; run again", (-wait).Round(time.Millisecond), maxLate)}
 	case wait > maxWait:
-		return message{Type: msgError, Error: fmt.Sprintf("the job's start instant is %v away (more than %v): the clock offset measured for this host is wrong; run again", wait, maxWait)}
+		return message{Type: msgError, Error: fmt.Sprintf("the job's start instant is %v away (more than %v): the clock offset measured for this host is wrong; run again", wait.Round(time.Millisecond), maxWait)}
 	}
 	if wait > 0 {
 		t := time.NewTimer(wait)

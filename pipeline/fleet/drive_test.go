@@ -416,3 +416,46 @@ func TestDriveErrors(t *testing.T) {
 		t.Errorf("no agents: error %v", err)
 	}
 }
+
+// The agent answers every line: a bad one with an error message, after
+// which it still serves; a second job while one runs, or one whose start
+// instant is long past or far ahead, with an error saying why.
+func TestServeProtocol(t *testing.T) {
+	srv := newSleepy(t, time.Millisecond)
+	a, done := pipeAgent(t, "a", 0)
+	r := bufio.NewReader(a.Stdout)
+	job := func(start time.Time, d time.Duration) string {
+		b, err := encodeLine(message{Type: msgJob, Job: &wireJob{Target: srv.URL, Start: start.UnixNano(),
+			Groups: []load.Group{{Name: "g", Model: load.Closed, Users: 1, Duration: d, Requests: reqs()}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, tc := range []struct {
+		why, send, want string // want: a substring of the answer
+	}{
+		{"a shell's noise", "Last login: Tue Dec  1\n", `"type":"error","error":"not a protocol message`},
+		{"blank lines are skipped, then a ping", "\n  \n" + `{"type":"ping","seq":7}` + "\n", `{"type":"pong","seq":7,"version":1,"clock":`},
+		{"a job long past its start", job(time.Now().Add(-time.Second), time.Second), "after its start instant (more than 250ms late)"},
+		{"a job far ahead", job(time.Now().Add(time.Minute), time.Second), "is 1m0s away"},
+		{"a short job", job(time.Now(), 300*time.Millisecond), `{"type":"result","result":{"start":`},
+	} {
+		if _, err := io.WriteString(a.Stdin, tc.send); err != nil {
+			t.Fatalf("%s: %v", tc.why, err)
+		}
+		line, err := r.ReadString('\n')
+		if err != nil || !strings.Contains(line, tc.want) {
+			t.Errorf("%s: answer %.200q (%v), want one containing %q", tc.why, line, err, tc.want)
+		}
+	}
+	// Two jobs at once: the second is refused while the first runs.
+	io.WriteString(a.Stdin, job(time.Now(), 500*time.Millisecond)+job(time.Now(), 500*time.Millisecond))
+	first, _ := r.ReadString('\n')
+	second, _ := r.ReadString('\n')
+	if !strings.Contains(first, "a job is already running") || !strings.Contains(second, `"type":"result"`) {
+		t.Errorf("two jobs at once: answers %.100q then %.100q, want a refusal, then the first job's result", first, second)
+	}
+	a.Stdin.Close()
+	stopped(t, "after the protocol test", done, 3*time.Second)
+}
