@@ -9,12 +9,17 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/threadlab/threadlab/pipeline/fleet"
 	"github.com/threadlab/threadlab/pipeline/load"
 )
+
+// agentStdin is where `load --agent` reads the controller's messages.
+var agentStdin io.Reader = os.Stdin
 
 func init() {
 	register("load", "drive HTTP load at a URL and print latency and throughput (a wrk/hey replacement)", runLoad)
@@ -29,7 +34,20 @@ type loadSpec struct {
 
 // runLoad is threadlab's load generator on its own: one group, one URL.
 // Interrupting it (Ctrl-C) prints what was measured so far.
+//
+// Hidden: `threadlab load --agent` is one generator of several driven by a
+// controller (pipeline/fleet), usually through `ssh host threadlab load
+// --agent`: the plan comes on stdin, the result goes to stdout, and it stops
+// and exits when stdin closes.
 func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	for _, a := range args {
+		if a == "--agent" || a == "-agent" || strings.HasPrefix(a, "--agent=") || strings.HasPrefix(a, "-agent=") {
+			if len(args) != 1 || a != "--agent" && a != "-agent" {
+				return usagef("--agent takes no other flags or values: the controller sends the plan on stdin")
+			}
+			return fleet.Serve(ctx, agentStdin, stdout)
+		}
+	}
 	spec, help, err := parseLoadFlags(args, stderr)
 	if help || err != nil {
 		return err

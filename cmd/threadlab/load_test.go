@@ -1,19 +1,28 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/threadlab/threadlab/pipeline/fleet"
 	"github.com/threadlab/threadlab/pipeline/load"
 )
 
@@ -287,5 +296,230 @@ func TestLoadStall(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "STALLED: group load stalled: the target sent no response for") {
 		t.Errorf("summary:\n%s\nwant a STALLED line", stdout.String())
+	}
+}
+
+// agentTarget answers every request after 20 ms and counts them.
+type agentTarget struct {
+	*httptest.Server
+	hits atomic.Int64
+}
+
+func newAgentTarget(t *testing.T) *agentTarget {
+	s := &agentTarget{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.hits.Add(1)
+		time.Sleep(20 * time.Millisecond)
+		w.Write([]byte("ok"))
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// execAgent starts the real `threadlab load --agent` (this test binary with
+// THREADLAB_TEST_MAIN=1 runs main), connected as ssh would connect it.
+func execAgent(t *testing.T, name string) (fleet.Agent, *exec.Cmd, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "load", "--agent")
+	cmd.Env = append(os.Environ(), testMainEnv+"=1")
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return fleet.Agent{Name: name, Stdin: in, Stdout: out}, cmd, stderr
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// exited waits for an agent process to end on its own.
+func exited(t *testing.T, why string, cmd *exec.Cmd, stderr *syncBuffer, within time.Duration) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("%s: the agent exited with %v; stderr: %s", why, err, stderr)
+		}
+	case <-time.After(within):
+		t.Errorf("%s: the agent process still runs %v later; stderr: %s", why, within, stderr)
+	}
+}
+
+// inProcessAgent is an agent in this process behind pipes.
+func inProcessAgent(t *testing.T, name string) fleet.Agent {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() {
+		fleet.Serve(context.Background(), inR, outW)
+		outW.Close()
+		inR.Close()
+	}()
+	t.Cleanup(func() { inW.Close(); outR.Close() })
+	return fleet.Agent{Name: name, Stdin: inW, Stdout: outR}
+}
+
+// One real agent process against two generators (a process and one in this
+// process) at the same total load: merged p50 and p99 agree within noise,
+// and the merged count is what the server served. As in pipeline/fleet's
+// TestOneVersusTwoGenerators, the two run side by side, each against its
+// own server, so both see the same host.
+func TestLoadAgentsOneVersusTwo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2 s of load")
+	}
+	group := load.Group{Name: "io", Model: load.Closed, Users: 16, Duration: 2 * time.Second, Requests: []load.Request{{Path: "/io"}}}
+	run := func(why string, srv *agentTarget, agents []fleet.Agent, procs []*exec.Cmd, errs []*syncBuffer) load.GroupResult {
+		res, offs, err := fleet.Drive(context.Background(), agents, load.Plan{Target: srv.URL, Seed: 1, Groups: []load.Group{group}})
+		if err != nil {
+			t.Errorf("%s: %v; agents' stderr: %v", why, err, errs)
+			return load.GroupResult{}
+		}
+		g := res.Groups[0]
+		if served := srv.hits.Load(); g.Requests != served || g.Errors != 0 {
+			t.Errorf("%s: merged %d requests (%d errors), the server served %d", why, g.Requests, g.Errors, served)
+		}
+		if len(offs) != len(agents) {
+			t.Errorf("%s: %d offsets for %d agents", why, len(offs), len(agents))
+		}
+		for _, o := range offs {
+			// Same host, same clock: the estimate is within half the
+			// round trip of 0 (plus a little for the read itself).
+			if o.Offset.Abs() > o.RTT/2+time.Millisecond {
+				t.Errorf("%s: agent %s clock offset %v with RTT %v on one host", why, o.Agent, o.Offset, o.RTT)
+			}
+		}
+		for i, p := range procs {
+			exited(t, why+": after Drive", p, errs[i], 5*time.Second)
+		}
+		return g
+	}
+	srv1, srv2 := newAgentTarget(t), newAgentTarget(t)
+	a1, p1, e1 := execAgent(t, "process-1")
+	a2, p2, e2 := execAgent(t, "process-2")
+	var one, two load.GroupResult
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		one = run("one generator", srv1, []fleet.Agent{a1}, []*exec.Cmd{p1}, []*syncBuffer{e1})
+	}()
+	go func() {
+		defer wg.Done()
+		two = run("two generators", srv2, []fleet.Agent{a2, inProcessAgent(t, "local")}, []*exec.Cmd{p2}, []*syncBuffer{e2})
+	}()
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	// Agreement as in pipeline/fleet's agreeWithinNoise: the 99%
+	// distribution-free intervals of each percentile (order statistics
+	// n·p ± 2.58·√(n·p·(1−p))) overlap, give or take a slack for what
+	// shifts a whole run together. That slack is wider here than there
+	// (10% of the percentile, at least 0.5 ms, instead of 0.5 ms): these
+	// generators are separate processes, which do not share their
+	// scheduling pauses and GC as in-process agents do, and on this shared
+	// 2-core host their p99s stood up to 1.5 ms (6%) apart.
+	for _, q := range []float64{50, 99} {
+		lo1, hi1 := quantileCI(one.Latency, q)
+		lo2, hi2 := quantileCI(two.Latency, q)
+		slack := max(0.5, 0.1*max(one.QuantileMs(q), two.QuantileMs(q)))
+		t.Logf("p%g: 1 generator (process) %.3f ms [99%% CI %.3f, %.3f] of %d requests; 2 generators (process + in-process) %.3f ms [%.3f, %.3f] of %d",
+			q, one.QuantileMs(q), lo1, hi1, one.Requests, two.QuantileMs(q), lo2, hi2, two.Requests)
+		if lo1 > hi2+slack || lo2 > hi1+slack {
+			t.Errorf("p%g: one generator [%.3f, %.3f] ms, two [%.3f, %.3f] ms: more than %.3f ms apart", q, lo1, hi1, lo2, hi2, slack)
+		}
+	}
+	if r := float64(two.Requests) / float64(one.Requests); r < 0.9 || r > 1.1 {
+		t.Errorf("%d requests with two generators, %d with one: not the same load", two.Requests, one.Requests)
+	}
+}
+
+// quantileCI is the distribution-free 99% confidence interval of the q-th
+// percentile of h's values, in ms.
+func quantileCI(h *hdrhistogram.Histogram, q float64) (lo, hi float64) {
+	n, p := float64(h.TotalCount()), q/100
+	d := 2.58 * math.Sqrt(n*p*(1-p))
+	return float64(h.ValueAtQuantile(max(0, 100*(n*p-d)/n))) / 1000,
+		float64(h.ValueAtQuantile(min(100, 100*(n*p+d)/n))) / 1000
+}
+
+// The agent protocol from outside, and the lifeline: closing the agent
+// process's stdin stops its load and ends the process.
+func TestLoadAgentStdinClose(t *testing.T) {
+	srv := newAgentTarget(t)
+	a, cmd, stderr := execAgent(t, "p")
+	r := bufio.NewReader(a.Stdout)
+	io.WriteString(a.Stdin, `{"type":"ping","seq":1}`+"\n")
+	line, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatalf("no pong: %v; stderr: %s", err, stderr)
+	}
+	var pong struct {
+		Type    string
+		Seq     int
+		Version int
+		Clock   int64
+	}
+	if err := json.Unmarshal([]byte(line), &pong); err != nil || pong.Type != "pong" || pong.Seq != 1 || pong.Version < 1 ||
+		time.Since(time.Unix(0, pong.Clock)).Abs() > 5*time.Second {
+		t.Fatalf("answer to a ping: %q (%v), want a pong #1 with a version and this host's clock", line, err)
+	}
+	job := fmt.Sprintf(`{"type":"job","job":{"target":%q,"seed":1,"start":%d,"groups":[{"Name":"g","Model":"closed","Users":4,"Duration":60000000000,"Requests":[{"Path":"/"}]}]}}`+"\n",
+		srv.URL, time.Now().UnixNano())
+	io.WriteString(a.Stdin, job)
+	deadline := time.Now().Add(10 * time.Second)
+	for srv.hits.Load() < 20 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if srv.hits.Load() < 20 {
+		t.Fatalf("the agent's load did not reach the server; stderr: %s", stderr)
+	}
+	a.Stdin.Close()
+	exited(t, "stdin closed during a one-minute job", cmd, stderr, 3*time.Second)
+	h := srv.hits.Load()
+	time.Sleep(200 * time.Millisecond)
+	if more := srv.hits.Load() - h; more > 0 {
+		t.Errorf("%d requests reached the server after the agent exited", more)
+	}
+}
+
+func TestLoadAgentFlags(t *testing.T) {
+	for _, args := range [][]string{{"--agent", "--users", "3"}, {"--url", "http://x", "--agent"}, {"--agent=true"}} {
+		var stdout, stderr bytes.Buffer
+		err := runLoad(context.Background(), args, &stdout, &stderr)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--agent takes no other flags") {
+			t.Errorf("load %v: error %v, want a usage error saying --agent stands alone", args, err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if err := runLoad(context.Background(), []string{"-h"}, &stdout, &stderr); err != nil || strings.Contains(stderr.String(), "agent") {
+		t.Errorf("load -h: %v; the hidden --agent mode shows in the help:\n%s", err, stderr.String())
 	}
 }
