@@ -67,6 +67,9 @@ func (v *runView) markdown() []byte {
 	}
 
 	b.Write(v.Wins.markdown())
+	for _, t := range v.SeedTables {
+		b.Write(t.markdown())
+	}
 
 	fmt.Fprintf(&b, "## Summary: %s\n\n", mdText(v.PrimaryTxt))
 	t := summaryRows(v)
