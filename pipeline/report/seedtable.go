@@ -130,7 +130,11 @@ func (v *runView) seedTable(seed string, figs []seeds.Figure) *seedTable {
 			t.Rows = append(t.Rows, row)
 		}
 		if !ran {
-			t.Rows = append(t.Rows, seedTableRow{Ours: true, Source: "ours", Load: "not run here", Cells: make([]seedCell, len(metrics))})
+			why := "not run here"
+			if len(v.run.Summary) == 0 {
+				why = "no medians in this run (no summary.csv)"
+			}
+			t.Rows = append(t.Rows, seedTableRow{Ours: true, Source: "ours", Load: why, Cells: make([]seedCell, len(metrics))})
 		}
 		t.Rows[first].Variant = vr
 	}
