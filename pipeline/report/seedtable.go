@@ -114,8 +114,8 @@ func (v *runView) seedTable(seed string, figs []seeds.Figure) *seedTable {
 				}
 				n = max(n, s.N)
 				row.Cells[i] = seedCell{Value: num(s.Median)}
-				if d, ok := metric.Lookup(m); ok && d.Unit != "" && d.Unit != "ms" && d.Unit != "req/s" {
-					row.Cells[i].Note = d.Unit // the units the column label does not already say for both
+				if d, ok := metric.Lookup(m); ok && strings.Contains(d.Unit, " ") {
+					row.Cells[i].Note = d.Unit // "% of one core", beside the seed's "% of the whole host"
 				}
 			}
 			if n == 0 {
