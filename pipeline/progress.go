@@ -35,7 +35,7 @@ type Bar struct {
 
 func (b *Bar) Start(total, done int) {
 	if b.ETA != nil {
-		b.ETA.begin(time.Now())
+		b.ETA.begin(time.Now(), total, done)
 	}
 	b.bar = progressbar.NewOptions(total,
 		progressbar.OptionSetWriter(b.W),
@@ -57,7 +57,7 @@ func (b *Bar) Trial(j Job, seq int) {
 	defer b.mu.Unlock()
 	b.cur = cellLabel(j)
 	if b.ETA != nil {
-		b.ETA.forkStarted(time.Now())
+		b.ETA.forkStarted(time.Now(), seq)
 	}
 	b.bar.Describe(b.cur + b.left())
 }
@@ -73,8 +73,7 @@ func (b *Bar) left() string {
 	if b.ETA == nil {
 		return ""
 	}
-	st := b.bar.State()
-	d, ok := b.ETA.Left(time.Now(), int(b.bar.GetMax64()-st.CurrentNum))
+	d, ok := b.ETA.Left(time.Now())
 	if !ok {
 		return ""
 	}
@@ -121,15 +120,15 @@ func (l *Lines) Start(total, done int) {
 	if l.ETA == nil {
 		return
 	}
-	l.ETA.begin(l.start)
-	if d, ok := l.ETA.Left(l.start, total-done); ok && total > done {
+	l.ETA.begin(l.start, total, done)
+	if d, ok := l.ETA.Left(l.start); ok && total > done {
 		fmt.Fprintf(l.W, "[%d/%d] ETA %s, estimated from %s\n", done, total, d.Round(time.Second), l.ETA.From)
 	}
 }
 
 func (l *Lines) Trial(j Job, seq int) {
 	if l.ETA != nil {
-		l.ETA.forkStarted(l.clock())
+		l.ETA.forkStarted(l.clock(), seq)
 	}
 }
 
@@ -143,7 +142,7 @@ func (l *Lines) Done(j Job, r record.Trial) {
 	eta := time.Duration(float64(now.Sub(l.start)) / float64(l.doneThisRun) * float64(l.total-l.done))
 	if l.ETA != nil {
 		l.ETA.iterationDone(now)
-		if d, ok := l.ETA.Left(now, l.total-l.done); ok {
+		if d, ok := l.ETA.Left(now); ok {
 			eta = d
 		}
 	}
@@ -158,12 +157,15 @@ func (l *Lines) Close() {}
 // extrapolating the first iteration, which carries its fork's start and
 // warm-up, over every later one overstates the time left by about the
 // start cost times the iterations per fork. As forks finish, their
-// measured wall time (from one fork's start to the next's, so the stop
-// and the cool-down gate are in it) refines the cost of a fork: the mean
-// of the estimate, weighted as one fork, and every fork measured. The
-// cost of one more iteration is measured between two iterations of a
-// fork once there are two. Without an estimate the time so far is
-// extrapolated until a fork has been measured.
+// measured wall time (from one fork's start to the next's, so the stop,
+// the cool-down gate and any re-run iterations are in it) refines the
+// cost of a fork: the mean of the estimate, weighted as one fork, and
+// every fork measured. The time left is the forks not yet started at that
+// cost, plus what the running fork's cost leaves (at least its iterations
+// to go, at the cost measured between two iterations of a fork). Forks,
+// not iterations, are counted, so invalid iterations re-run within a fork
+// do not use up the forks left. Without an estimate the time so far is
+// extrapolated over the iterations left until a fork has been measured.
 type ETA struct {
 	Iterations int     // per fork
 	ForkS      float64 // estimated seconds of a fork with all its iterations; 0 = no estimate
@@ -171,11 +173,13 @@ type ETA struct {
 	From       string  // where the estimate's costs come from
 
 	start            time.Time
-	done             int       // iterations finished since begin
-	forks            []float64 // measured seconds of finished forks
-	iters            []float64 // measured seconds between two iterations of a fork
-	inFork           int       // iterations finished in the fork running now; -1: none runs
-	seen             int       // most iterations a finished fork had (without an estimate)
+	total, before    int          // planned iterations; those done before this run (resume)
+	done             int          // iterations finished since begin
+	started          map[int]bool // jobs whose fork has started (a lost fork's replacement is the same job)
+	forks            []float64    // measured seconds of finished forks
+	iters            []float64    // measured seconds between two iterations of a fork
+	inFork           int          // iterations finished in the fork running now; -1: none runs
+	seen             int          // most iterations a finished fork had (without an estimate)
 	forkAt, lastDone time.Time
 }
 
@@ -191,14 +195,24 @@ func NewETA(e *Estimate) *ETA {
 	return x
 }
 
-func (x *ETA) begin(now time.Time) { x.start, x.done, x.inFork = now, 0, -1 }
+// begin starts the clock for total planned iterations, done of them on
+// disk already.
+func (x *ETA) begin(now time.Time, total, done int) {
+	x.start, x.total, x.before, x.done, x.inFork = now, total, done, 0, -1
+	x.started = map[int]bool{}
+}
 
-// forkStarted closes the fork running until now, if any, and opens the next.
-func (x *ETA) forkStarted(now time.Time) {
+// forkStarted closes the fork running until now, if any, and opens the
+// fork of job seq.
+func (x *ETA) forkStarted(now time.Time, seq int) {
 	if x.inFork > 0 { // a fork lost before its first iteration is a retry, not a fork's cost
 		x.forks = append(x.forks, now.Sub(x.forkAt).Seconds())
 		x.seen = max(x.seen, x.inFork)
 	}
+	if x.started == nil {
+		x.started = map[int]bool{}
+	}
+	x.started[seq] = true
 	x.forkAt, x.inFork = now, 0
 }
 
@@ -214,22 +228,20 @@ func (x *ETA) iterationDone(now time.Time) {
 	x.lastDone = now
 }
 
-// Left is the time left for remaining iterations at now; false when
-// nothing is known yet (no estimate, nothing finished).
-func (x *ETA) Left(now time.Time, remaining int) (time.Duration, bool) {
-	if remaining <= 0 {
-		return 0, true
-	}
+// Left is the time left at now; false when nothing is known yet (no
+// estimate, nothing finished).
+func (x *ETA) Left(now time.Time) (time.Duration, bool) {
 	per := x.Iterations
 	if per == 0 {
-		per = max(x.seen, 1)
+		per = x.seen
 	}
 	fork := x.forkCost()
-	if fork <= 0 {
+	if fork <= 0 || per == 0 {
 		if x.done == 0 {
 			return 0, false
 		}
-		return time.Duration(float64(now.Sub(x.start)) / float64(x.done) * float64(remaining)), true
+		left := max(x.total-x.before-x.done, 0)
+		return time.Duration(float64(now.Sub(x.start)) / float64(x.done) * float64(left)), true
 	}
 	iter := x.IterationS
 	if len(x.iters) > 0 {
@@ -237,13 +249,11 @@ func (x *ETA) Left(now time.Time, remaining int) (time.Duration, bool) {
 	} else if iter <= 0 {
 		iter = fork / float64(per)
 	}
-	left, rest := 0.0, float64(remaining)
+	planned := (x.total + per - 1) / per
+	left := float64(max(planned-x.before/per-len(x.started), 0)) * fork
 	if x.inFork >= 0 { // the fork running now: what its cost leaves, at least its iterations to go
-		in := min(float64(max(per-x.inFork, 0)), rest)
-		left += max(fork-now.Sub(x.forkAt).Seconds(), in*iter)
-		rest -= in
+		left += max(fork-now.Sub(x.forkAt).Seconds(), float64(max(per-x.inFork, 0))*iter)
 	}
-	left += rest / float64(per) * fork
 	return time.Duration(left * float64(time.Second)), true
 }
 

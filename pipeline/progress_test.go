@@ -21,13 +21,14 @@ func etaPlan() *Estimate {
 // forks measured, against what a naive extrapolation would say.
 func TestETA(t *testing.T) {
 	type ev struct {
-		fork bool    // a fork starts (Progress.Trial); else an iteration ends (Progress.Done)
+		fork bool    // a fork of job seq starts (Progress.Trial); else an iteration ends (Progress.Done)
 		at   float64 // seconds after the start
+		seq  int
 	}
-	forkOf := func(start float64, iters ...float64) []ev {
-		out := []ev{{true, start}}
+	forkOf := func(seq int, start float64, iters ...float64) []ev {
+		out := []ev{{true, start, seq}}
 		for _, x := range iters {
-			out = append(out, ev{false, x})
+			out = append(out, ev{false, x, 0})
 		}
 		return out
 	}
@@ -41,40 +42,43 @@ func TestETA(t *testing.T) {
 	tests := []struct {
 		name, reason string
 		plan         *Estimate
+		total, done  int // planned iterations, those on disk before the run
 		events       []ev
 		at           float64
-		remaining    int
 		want         float64 // seconds; -1: unknown
 	}{
-		{"start", "before anything ran, the estimate: 4 forks of 48 s", etaPlan(), nil, 0, 12, 192},
+		{"start", "before anything ran, the estimate: 4 forks of 48 s", etaPlan(), 12, 0, nil, 0, 192},
 		{"first iteration", "the first iteration carries the fork's start and warm-up; the naive 29 s x 11 = 319 s would overstate it, the estimate leaves 19 s of this fork and 3 forks",
-			etaPlan(), forkOf(0, 29), 29, 11, 163},
+			etaPlan(), 12, 0, forkOf(1, 0, 29), 29, 19 + 3*48},
 		{"behind the estimate in a fork", "a fork slower than estimated still has its iterations to go: 2 x 9 s, not a negative rest",
-			etaPlan(), forkOf(0, 50), 50, 11, 18 + 3*48},
+			etaPlan(), 12, 0, forkOf(1, 0, 50), 50, 18 + 3*48},
 		{"forks slower than estimated", "two forks of 60 s pull the fork cost from 48 to (48 + 60 + 60) / 3 = 56 s",
-			etaPlan(), join(forkOf(0, 40, 49, 58), forkOf(60, 100, 109, 118), []ev{{true, 120}}), 120, 6, 56 + 56},
-		{"a lost fork", "a fork whose target never became ready is a retry, not the cost of a fork",
-			etaPlan(), join(forkOf(0), []ev{{true, 3}}), 3, 12, 48 + 3*48},
-		{"done", "nothing left", etaPlan(), forkOf(0, 29), 29, 0, 0},
-		{"no estimate, nothing ran", "nothing to go on", nil, nil, 0, 12, -1},
-		{"no estimate, first iteration", "the time so far, extrapolated, until a fork is measured", nil, forkOf(0, 29), 29, 11, 29 * 11},
+			etaPlan(), 12, 0, join(forkOf(1, 0, 40, 49, 58), forkOf(2, 60, 100, 109, 118), forkOf(3, 120)), 120, 56 + 56},
+		{"a lost fork", "a fork whose target never became ready is a retry of the same job, not the cost of a fork",
+			etaPlan(), 12, 0, join(forkOf(1, 0), forkOf(1, 3)), 3, 48 + 3*48},
+		{"re-run iterations", "invalid iterations re-run within a fork (5 done for 3 planned) do not use up the forks left: 3 forks, not 12 - 5 = 7 iterations",
+			etaPlan(), 12, 0, forkOf(1, 0, 29, 38, 47, 56, 65), 65, 3 * 48},
+		{"last fork ending", "after the last iteration, what the fork's cost leaves: its stop and gate", etaPlan(), 3, 0, forkOf(1, 0, 10, 19, 28), 28, 20},
+		{"resumed", "2 forks were on disk before: 2 forks of 48 s left", etaPlan(), 12, 6, nil, 0, 96},
+		{"no estimate, nothing ran", "nothing to go on", nil, 12, 0, nil, 0, -1},
+		{"no estimate, first iteration", "the time so far, extrapolated, until a fork is measured", nil, 12, 0, forkOf(1, 0, 29), 29, 29 * 11},
 		{"no estimate, one fork measured", "a measured fork of 60 s with 3 iterations: this fork's 60 s and two more",
-			nil, join(forkOf(0, 40, 49, 58), []ev{{true, 60}}), 60, 9, 60 + 2*60},
+			nil, 12, 0, join(forkOf(1, 0, 40, 49, 58), forkOf(2, 60)), 60, 60 + 2*60},
 	}
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			x := NewETA(tt.plan)
-			x.begin(t0)
+			x.begin(t0, tt.total, tt.done)
 			for _, e := range tt.events {
 				if e.fork {
-					x.forkStarted(at(e.at))
+					x.forkStarted(at(e.at), e.seq)
 				} else {
 					x.iterationDone(at(e.at))
 				}
 			}
-			got, ok := x.Left(at(tt.at), tt.remaining)
+			got, ok := x.Left(at(tt.at))
 			if tt.want < 0 {
 				if ok {
 					t.Errorf("%s: ETA %s, want unknown", tt.reason, got)
