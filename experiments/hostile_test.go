@@ -71,6 +71,11 @@ var hostile = map[string]struct{ field, why string }{
 	"host-header.yaml":                {"load:", "a Host header the generator sets itself (the generator's own check, at load time)"},
 	"seed-wrong-type.yaml":            {"claims[0].seed:", "a type error in a one-line claim names its own field"},
 	"requires-not-a-list.yaml":        {"claims[0].requires", "issue 11: preconditions are a list, one condition per item"},
+	"preallocate-closed.yaml":         {"load.preallocate:", "preallocated connections on a closed model, whose users hold their own, would be ignored"},
+	"preallocate-users-ramp.yaml":     {"load.preallocate:", "preallocated connections on a ramp of users would be ignored"},
+	"preallocate-negative.yaml":       {"load.preallocate:", "a negative number of connections"},
+	"preallocate-1e9.yaml":            {"load.preallocate:", "a billion connections opened before the first send"},
+	"preallocate-over-inflight.yaml":  {"load.max_in_flight:", "a cap on sends below the connections opened for them"},
 }
 
 // TestHostileManifests loads every file of testdata/hostile: each must be

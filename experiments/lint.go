@@ -35,6 +35,7 @@ func Lint(m *Manifest) []Warning {
 		m.lintBackground(g, warn)
 		m.lintClosedLatency(g, warn)
 	}
+	m.lintPreallocate(warn)
 	p := m.Pinning
 	if p.Target == "" || p.Generator == "" {
 		warn("pinning", "the load generator and the target share CPUs without pinning: a busy generator steals CPU from the server (seed 001 checks per-tier CPU for this); set pinning: {target: \"1\", generator: \"0\"} on a machine with cores to spare")
@@ -83,6 +84,19 @@ func (m *Manifest) lintUnderload(g *Group, warn func(string, string, ...any)) {
 		}
 		if n > 0 && n <= pool {
 			warn(field, "%d concurrent requests never exceed variant %s's %d Tomcat threads, so the test is under-loaded and cannot show queueing (seed 000's 8-request flake); use more than %d", n, v.Name, pool, pool)
+		}
+	}
+}
+
+// lintPreallocate flags preallocated connections that cannot be held:
+// without keep-alive every request opens its own connection, so
+// preallocate only makes the generator's workers ahead, and the server
+// never sees N connections open from the first second (seed 002's
+// fixed-rate shape with preAllocatedVUs = N, which keeps them).
+func (m *Manifest) lintPreallocate(warn func(string, string, ...any)) {
+	for i, g := range m.Load.Groups {
+		if g.Preallocate > 0 && g.KeepAlive != nil && !*g.KeepAlive {
+			warn(m.groupField(i)+".preallocate", "with keepalive: false every request opens its own connection, so the %d preallocated connections are not held open before the first send (only the generator's workers are made ahead); set keepalive: true to present them all at once, or remove preallocate", g.Preallocate)
 		}
 	}
 }

@@ -147,6 +147,7 @@ type Group struct {
 	Think          []time.Duration `yaml:"think,omitempty"` // [min, max]
 	Rate           float64         `yaml:"rate,omitempty"`
 	MaxInFlight    int             `yaml:"max_in_flight,omitempty"`
+	Preallocate    int             `yaml:"preallocate,omitempty"` // open/rate ramp: connections opened at once before the first send (k6's preAllocatedVUs; load.Group.Preallocate)
 	Burst          int             `yaml:"burst,omitempty"`
 	Stages         []Stage         `yaml:"stages,omitempty"`
 	Smooth         bool            `yaml:"smooth,omitempty"`

@@ -14,9 +14,9 @@ import (
 // unused lists, per model, the group fields the model ignores: setting one
 // is a mistake (users next to rate runs an open model and drops the users).
 var unused = map[string][]string{
-	"closed": {"rate", "burst", "stages", "max_in_flight", "smooth"},
+	"closed": {"rate", "burst", "stages", "max_in_flight", "smooth", "preallocate"},
 	"open":   {"users", "think", "burst", "stages", "smooth"},
-	"burst":  {"users", "rate", "think", "stages", "duration", "max_in_flight", "smooth"},
+	"burst":  {"users", "rate", "think", "stages", "duration", "max_in_flight", "smooth", "preallocate"},
 	"ramp":   {"users", "rate", "burst", "duration"},
 }
 
@@ -25,6 +25,7 @@ func groupSet(g Group) map[string]bool {
 	return map[string]bool{
 		"users": g.Users != 0, "rate": g.Rate != 0, "burst": g.Burst != 0, "stages": len(g.Stages) > 0,
 		"max_in_flight": g.MaxInFlight != 0, "smooth": g.Smooth, "think": len(g.Think) > 0, "duration": g.Duration != 0,
+		"preallocate": g.Preallocate != 0,
 	}
 }
 
@@ -129,6 +130,7 @@ func (m *Manifest) validateGroup(f string, g Group, bad badFunc) {
 		}
 	}
 	checkRate(bad, f+".rate", g.Rate)
+	validatePreallocate(f, g, bad)
 	capDuration(bad, f+".duration", g.Duration, MaxLoadDuration)
 	if g.Duration > 0 && g.Duration < MinLoadDuration {
 		bad(f+".duration", "%s is shorter than %s: a trial that short measures connection set-up, not a rate (lengthen it)", g.Duration, MinLoadDuration)
@@ -149,6 +151,41 @@ func (m *Manifest) validateGroup(f string, g Group, bad badFunc) {
 		}
 	}
 	m.validateRequests(f, g, bad)
+}
+
+// validatePreallocate checks preallocate: connections an open model (or
+// a ramp of rates) opens at once before its first send, k6's
+// preAllocatedVUs. The closed and burst models are reported by unused.
+func validatePreallocate(f string, g Group, bad badFunc) {
+	n := g.Preallocate
+	switch {
+	case n == 0 || g.Model != "open" && g.Model != "ramp":
+		return // unused reports it on the closed and burst models
+	case n < 0:
+		bad(f+".preallocate", "must be a positive number of connections opened before the first send (got %d); leave it out to dial connections as sends need them", n)
+		return
+	case n > MaxUsers:
+		bad(f+".preallocate", "%d connections is more than the %d allowed (each is a socket and a worker in the generator; lower it)", n, MaxUsers)
+		return
+	}
+	if g.Model == "ramp" && rampOfUsers(g) {
+		bad(f+".preallocate", "a ramp of users holds one connection per user already, so preallocate would be ignored (remove it, or write the stages with rate: to ramp an arrival rate)")
+	}
+	if g.MaxInFlight > 0 && g.MaxInFlight < n {
+		bad(f+".max_in_flight", "%d is below preallocate %d: connections past it would sit idle while sends are missed (raise max_in_flight to %d or more, or leave it out: it then defaults to preallocate)", g.MaxInFlight, n, n)
+	}
+}
+
+// rampOfUsers tells a ramp whose stages set users (closed) from one whose
+// stages set a rate (open); a ramp that mixes them is reported by
+// validateStages.
+func rampOfUsers(g Group) bool {
+	for _, s := range g.Stages {
+		if s.Rate > 0 {
+			return false
+		}
+	}
+	return len(g.Stages) > 0
 }
 
 // checkRate reports a rate that is not a finite number in [0, load.MaxRate].

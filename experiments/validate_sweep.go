@@ -137,14 +137,18 @@ func (m *Manifest) hostProblems(pos positions) Problems {
 		}
 		need, most, field := load.FDReserve, 0, "load"
 		for i, g := range groups {
-			if g.Users > MaxUsers || g.Burst > MaxUsers {
+			if g.Users > MaxUsers || g.Burst > MaxUsers || g.Preallocate > MaxUsers {
 				return nil // reported as a bound already
 			}
 			n := load.HeldConns(g)
+			key := map[string]string{"closed": "users", "burst": "burst", "ramp": "stages"}[g.Model]
+			if g.Preallocate > n { // open models hold their preallocated connections from the start
+				n, key = g.Preallocate, "preallocate"
+			}
 			need += n
 			if n > most {
 				most = n
-				field = m.groupField(i) + "." + map[string]string{"closed": "users", "burst": "burst", "ramp": "stages"}[g.Model]
+				field = m.groupField(i) + "." + key
 			}
 		}
 		if uint64(need) > limit {
@@ -155,7 +159,7 @@ func (m *Manifest) hostProblems(pos positions) Problems {
 			}
 			line, col := pos.at(field)
 			ps = append(ps, Problem{File: m.File, Line: line, Col: col, Field: field, Host: true,
-				Msg: fmt.Sprintf("this host allows %d open files (ulimit -Hn) but the load holds %d connections at once%s plus %d for the generator; raise the hard limit (ulimit -Hn, /etc/security/limits.conf, LimitNOFILE=) or lower users/burst", limit, need-load.FDReserve, pointNote(p), load.FDReserve)})
+				Msg: fmt.Sprintf("this host allows %d open files (ulimit -Hn) but the load holds %d connections at once%s plus %d for the generator; raise the hard limit (ulimit -Hn, /etc/security/limits.conf, LimitNOFILE=) or lower users/burst/preallocate", limit, need-load.FDReserve, pointNote(p), load.FDReserve)})
 			break
 		}
 	}

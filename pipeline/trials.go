@@ -566,7 +566,7 @@ func seriesRows(j Job, trial, fork, it int, res *load.Result, samples []telemetr
 			m := record.Missing()
 			r := record.Sample{Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Trial: trial, Fork: fork, Iteration: it, Group: gr.Name,
 				T: float64(sec.T), Requests: sec.Requests, Errors: sec.Errors, P50Ms: sec.P50Ms, P99Ms: sec.P99Ms,
-				TargetCPUPct: m, TargetRSSMB: m, OSThreads: m, JVMThreads: m, HeapUsedMB: m, GCCount: m, GCPauseMs: m,
+				TargetCPUPct: m, TargetRSSMB: m, OSThreads: m, JVMThreads: m, VirtualThreads: m, HeapUsedMB: m, GCCount: m, GCPauseMs: m,
 				HikariActive: m, HikariPending: m, GenCPUPct: m, HostCPUPct: m, HostStealPct: m}
 			if x, ok := bySec[sec.T]; ok {
 				r.TargetCPUPct, r.TargetRSSMB, r.OSThreads = g(x.CPUUserPct+x.CPUSysPct), g(x.RSSMB), g(float64(x.Threads))
@@ -574,6 +574,9 @@ func seriesRows(j Job, trial, fork, it int, res *load.Result, samples []telemetr
 				if x.JVM {
 					r.JVMThreads, r.HeapUsedMB, r.GCCount, r.GCPauseMs = g(x.JVMLiveThreads), g(x.HeapUsedMB), g(x.GCCount), g(x.GCPauseMs)
 					r.HikariActive, r.HikariPending = g(x.HikariActive), g(x.HikariPending)
+					if x.Virtual {
+						r.VirtualThreads = g(x.VirtualThreads)
+					}
 				}
 			}
 			out = append(out, r)

@@ -74,15 +74,25 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		// binary's own subcommand, pinned apart from the load generator.
 		opt.Downstream = []string{exe, "downstream", "--port", "{port}", "--delay", "{delay}"}
 	}
+	// The progress ETA starts from the plan's estimate (the costs the last
+	// run measured, else the manifest's) and is refined by the forks
+	// measured as the run goes; a resumed run has no manifest here, so
+	// its ETA starts from what it measures.
+	eta := pipeline.NewETA(nil)
+	if m != nil {
+		if e, err := pipeline.EstimateRun(m, *dataDir); err == nil {
+			eta = pipeline.NewETA(&e)
+		}
+	}
 	if !*quiet {
 		if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-			opt.Progress = &pipeline.Bar{W: stderr}
+			opt.Progress = &pipeline.Bar{W: stderr, ETA: eta}
 			opt.Log = io.Discard
 			if f, ok := stderr.(*os.File); ok && !term.IsTerminal(int(f.Fd())) {
 				opt.Log = stderr
 			}
 		} else {
-			opt.Progress = &pipeline.Lines{W: stdout}
+			opt.Progress = &pipeline.Lines{W: stdout, ETA: eta}
 		}
 	}
 	s, err := pipeline.Run(ctx, m, opt)

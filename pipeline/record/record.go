@@ -25,11 +25,14 @@ package record
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -146,6 +149,12 @@ type Sample struct {
 
 	Fork      int `csv:"fork"`
 	Iteration int `csv:"iteration"`
+
+	// VirtualThreads is threadlab_virtual_inflight at the second's scrape:
+	// requests being handled on virtual threads now (built-in targets).
+	// Empty for a target without the gauge and in runs recorded before
+	// the column (ReadCSV leaves a Gauge column the file lacks missing).
+	VirtualThreads Gauge `csv:"virtual_threads"`
 }
 
 // Quantile is one row of latency.csv: a point of one trial's percentile spectrum.
@@ -370,7 +379,39 @@ func ReadCSV[T any](dir, name string) ([]T, error) {
 	if err := gocsv.UnmarshalBytes(b, &rows); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	missingGauges(b, rows)
 	return rows, nil
+}
+
+// missingGauges marks the Gauge columns of T that the file's header lacks
+// as missing in every row: a column added after the file was written
+// (series.csv's virtual_threads) was not measured, and gocsv would leave
+// it at 0, which reads as a measured zero.
+func missingGauges[T any](data []byte, rows []T) {
+	t := reflect.TypeOf((*T)(nil)).Elem()
+	if t.Kind() != reflect.Struct || len(rows) == 0 {
+		return
+	}
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	names, err := csv.NewReader(bytes.NewReader(line)).Read()
+	if err != nil {
+		return
+	}
+	have := map[string]bool{}
+	for _, n := range names {
+		have[strings.TrimSpace(strings.TrimPrefix(n, "\ufeff"))] = true
+	}
+	gauge := reflect.TypeOf(Gauge(0))
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("csv"), ",")
+		if f.Type != gauge || name == "" || name == "-" || have[name] {
+			continue
+		}
+		for j := range rows {
+			reflect.ValueOf(&rows[j]).Elem().Field(i).SetFloat(math.NaN())
+		}
+	}
 }
 
 // WriteFile replaces dir/name atomically.

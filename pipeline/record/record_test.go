@@ -113,3 +113,36 @@ func TestOldTrialsFile(t *testing.T) {
 		t.Errorf("after an append: %+v (%v), want the old row intact and the new one with its peaks", got, err)
 	}
 }
+
+// TestOldSeriesFile: series.csv written before virtual_threads existed
+// reads it as missing, not as a measured 0, and keeps it missing when a
+// resumed run rewrites the header; a file with the column reads its
+// values, and an empty field stays missing.
+func TestOldSeriesFile(t *testing.T) {
+	dir := t.TempDir()
+	old := "variant,point,trial,group,t_s,requests,errors,p50_ms,p99_ms,target_cpu_pct,target_rss_mb,os_threads,jvm_live_threads,heap_used_mb,gc_count,gc_pause_ms,hikari_active,hikari_pending,gen_cpu_pct,host_cpu_pct,host_steal_pct,fork,iteration\n" +
+		"virtual,,1,io,0,188,0,683.2,1066,28.7,320.4,33,31,75.7,0,0,0,0,12.5,35,3.2,1,1\n"
+	if err := os.WriteFile(filepath.Join(dir, SeriesFile), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadCSV[Sample](dir, SeriesFile)
+	if err != nil || len(got) != 1 || got[0].JVMThreads != 31 || got[0].VirtualThreads.OK() {
+		t.Fatalf("old file: %+v (%v), want jvm_live_threads 31 and virtual_threads missing", got, err)
+	}
+	next := Sample{Variant: "virtual", Trial: 2, Group: "io", T: 0, JVMThreads: 30, VirtualThreads: 412, TargetCPUPct: Missing(), TargetRSSMB: Missing(),
+		OSThreads: Missing(), HeapUsedMB: Missing(), GCCount: Missing(), GCPauseMs: Missing(), HikariActive: Missing(), HikariPending: Missing(),
+		GenCPUPct: Missing(), HostCPUPct: Missing(), HostStealPct: Missing()}
+	if err := AppendCSV(dir, SeriesFile, []Sample{next}); err != nil {
+		t.Fatal(err)
+	}
+	got, err = ReadCSV[Sample](dir, SeriesFile)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("after an append: %+v (%v)", got, err)
+	}
+	if got[0].VirtualThreads.OK() || got[0].JVMThreads != 31 {
+		t.Errorf("the old row after the header upgrade: virtual_threads %v, want missing (it was never measured)", got[0].VirtualThreads)
+	}
+	if got[1].VirtualThreads != 412 || got[1].JVMThreads != 30 {
+		t.Errorf("the new row: virtual %v jvm %v, want 412 and 30", got[1].VirtualThreads, got[1].JVMThreads)
+	}
+}

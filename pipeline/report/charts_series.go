@@ -55,15 +55,25 @@ func (v *runView) seriesCharts() ([]*chart, string) {
 		get       func(record.Sample) float64
 		alt       func(record.Sample) float64 // dashed second line, e.g. OS threads
 		altName   string
-		optional  bool // shown only when some value is non-zero
-		client    bool // a load-generator column (burst runs draw these from histograms)
+		more      []extraLine // further lines, each in its own dash
+		optional  bool        // shown only when some value is non-zero
+		client    bool        // a load-generator column (burst runs draw these from histograms)
+	}
+	threads := quantity{id: "threads", title: "threads: JVM live (solid), OS (dashed)", get: func(s record.Sample) float64 { return float64(s.JVMThreads) },
+		alt: func(s record.Sample) float64 { return float64(s.OSThreads) }, altName: "OS"}
+	if measuredAny(picks, func(s record.Sample) float64 { return float64(s.VirtualThreads) }) {
+		// Platform threads and virtual threads on one axis: a
+		// thread-per-request server shows one or the other growing with
+		// the load (runs recorded before the column keep the old chart).
+		threads.title = "threads: JVM platform threads live (solid), virtual threads handling requests (dashed), OS (dotted)"
+		threads.alt, threads.altName = func(s record.Sample) float64 { return float64(s.VirtualThreads) }, "virtual threads"
+		threads.more = []extraLine{{name: "OS", dash: "dotted", get: func(s record.Sample) float64 { return float64(s.OSThreads) }}}
 	}
 	qs := []quantity{
 		{id: "rps", title: "throughput (req/s)", get: func(s record.Sample) float64 { return float64(s.Requests) }, client: true},
 		{id: "p99", title: "p99 latency (ms)", get: func(s record.Sample) float64 { return s.P99Ms }, client: true},
 		{id: "cpu", title: "target CPU (% of one core)", get: func(s record.Sample) float64 { return float64(s.TargetCPUPct) }},
-		{id: "threads", title: "threads: JVM live (solid), OS (dashed)", get: func(s record.Sample) float64 { return float64(s.JVMThreads) },
-			alt: func(s record.Sample) float64 { return float64(s.OSThreads) }, altName: "OS"},
+		threads,
 		{id: "heap", title: "heap used (MB)", get: func(s record.Sample) float64 { return float64(s.HeapUsedMB) }},
 		{id: "pool", title: "connection pool: active (solid), pending (dashed)", get: func(s record.Sample) float64 { return float64(s.HikariActive) },
 			alt: func(s record.Sample) float64 { return float64(s.HikariPending) }, altName: "pending", optional: true},
@@ -132,8 +142,28 @@ func (v *runView) seriesCharts() ([]*chart, string) {
 					s.LineStyle = &opts.LineStyle{Color: color, Width: 1.5, Type: "dashed"}
 				}))
 			}
+			for _, x := range q.more {
+				data := make([]opts.LineData, len(p.rows))
+				for i, s := range p.rows {
+					data[i] = opts.LineData{Value: []any{round(s.T), gap(x.get(s))}}
+				}
+				line.AddSeries(p.variant+" "+x.name, data, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
+					s.ShowSymbol = opts.Bool(few)
+					s.Symbol = "emptyCircle"
+					s.SymbolSize = 4
+					s.ItemStyle = &opts.ItemStyle{Color: color}
+					s.LineStyle = &opts.LineStyle{Color: color, Width: 1, Type: x.dash}
+				}))
+			}
 		}
-		out = append(out, &chart{ID: id, Title: q.title, Height: 220, Small: true, Script: scriptFor(id, line), Alt: seriesAlt(q.title, picks, q.get)})
+		alt := seriesAlt(q.title, picks, q.get)
+		if q.more != nil { // the lines beyond the solid one, in words too
+			alt += " " + seriesAlt(q.altName, picks, q.alt)
+			for _, x := range q.more {
+				alt += " " + seriesAlt(x.name, picks, x.get)
+			}
+		}
+		out = append(out, &chart{ID: id, Title: q.title, Height: 220, Small: true, Script: scriptFor(id, line), Alt: alt})
 	}
 	at := ""
 	if point != "" {
@@ -141,10 +171,32 @@ func (v *runView) seriesCharts() ([]*chart, string) {
 	}
 	note := fmt.Sprintf("Per-second series through the median trial of each variant%s (%s), by the primary metric. Client columns belong to the %q group; server columns (CPU, threads, heap) are the whole target. A second without a server sample is a gap in the line, not a zero.",
 		at, strings.Join(described, ", "), l.Measured)
+	if threads.more != nil {
+		note += " Virtual threads handling requests is the built-in targets' threadlab_virtual_inflight gauge, read once a second like the JVM's live platform threads (jvm_threads_live_threads, which leaves virtual threads out): 0 on platform threads and on reactive handlers, a gap for a target without the gauge."
+	}
 	if v.burst() {
 		note += " Seconds count from the start of the load run (connections are opened before the burst is released); the server is sampled once a second, so these are coarse next to the 10 ms burst curves above."
 	}
 	return out, note
+}
+
+// extraLine is a further line of a small multiple, drawn in the variant's
+// colour with its own dash.
+type extraLine struct {
+	name, dash string
+	get        func(record.Sample) float64
+}
+
+// measuredAny tells whether get has a measured value in any picked row.
+func measuredAny(picks []seriesPick, get func(record.Sample) float64) bool {
+	for _, p := range picks {
+		for _, s := range p.rows {
+			if !math.IsNaN(get(s)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // seriesPick is the trial whose series a variant's line shows.

@@ -292,7 +292,7 @@ func writeExp(t *testing.T, root string, e expSpec) {
 						OSThreads: g(float64(spec.threads/20 + 40)), JVMThreads: g(float64(min(spec.threads, int(float64(spec.threads)*ramp)) + 31)),
 						HeapUsedMB: g(round1(spec.heap * (0.6 + 0.4*ramp) * (0.95 + 0.1*rng.Float64()))), GCCount: g(float64(s / 2)), GCPauseMs: g(round1(float64(s/2) * 3.5)),
 						GenCPUPct: g(round1(25 * ramp)), HostCPUPct: g(round1(70 * ramp)), HostStealPct: g(round1(1.5 + 2*rng.Float64())),
-						HikariActive: g(0), HikariPending: g(0)}
+						HikariActive: g(0), HikariPending: g(0), VirtualThreads: g(0)}
 					if e.burst > 0 {
 						// a burst finishes inside the first second or two
 						smp.Requests = int64(float64(e.burst) / float64(e.seconds) * (0.9 + 0.2*rng.Float64()))
@@ -301,6 +301,13 @@ func writeExp(t *testing.T, root string, e expSpec) {
 						smp.OSThreads = g(float64(min(spec.threads, 200) + 31))
 						if spec.variant == "virtual" {
 							smp.OSThreads = g(2 + 31) // carriers = cores
+							// requests in progress on virtual threads: the whole
+							// load at first, fewer as answers come back
+							frac := ramp
+							if e.burst > 0 {
+								frac = 1 - float64(s)/float64(e.seconds)
+							}
+							smp.VirtualThreads = g(math.Round(float64(spec.threads) * frac * (0.97 + 0.01*float64((s+k)%4))))
 						}
 					}
 					if spec.pool > 0 {
@@ -311,11 +318,14 @@ func writeExp(t *testing.T, root string, e expSpec) {
 							smp.HikariPending = g(round1(math.Max(0, 200-float64(spec.pool)) * ramp))
 						}
 					}
+					if e.oldMeta {
+						smp.VirtualThreads = record.Missing() // recorded before the column
+					}
 					if e.gapAt > 0 && s == e.gapAt && spec.variant == "virtual" {
 						// the sampler missed this second: every server column is
 						// missing, which must stay a gap (issue 13)
 						m := record.Missing()
-						smp.TargetCPUPct, smp.TargetRSSMB, smp.OSThreads, smp.JVMThreads, smp.HeapUsedMB = m, m, m, m, m
+						smp.TargetCPUPct, smp.TargetRSSMB, smp.OSThreads, smp.JVMThreads, smp.HeapUsedMB, smp.VirtualThreads = m, m, m, m, m, m
 						smp.GCCount, smp.GCPauseMs, smp.HikariActive, smp.HikariPending = m, m, m, m
 						smp.GenCPUPct, smp.HostCPUPct, smp.HostStealPct = m, m, m
 					}

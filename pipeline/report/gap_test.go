@@ -37,8 +37,12 @@ func TestSeriesGapInChart(t *testing.T) {
 		if !strings.Contains(script, "[4,null]") {
 			t.Errorf("%s: no [4,null] in the chart data: the missing second is not a gap", id)
 		}
-		if strings.Contains(script, "[4,0]") {
-			t.Errorf("%s: the missing second is drawn as 0", id)
+		// Only the virtual variant missed the second; the platform
+		// variant's lines may hold a measured 0 there (its virtual threads).
+		for _, series := range strings.Split(script, `"name":"`)[1:] {
+			if strings.HasPrefix(series, "virtual") && strings.Contains(series, "[4,0]") {
+				t.Errorf("%s: the missing second is drawn as 0 in %.40q", id, series)
+			}
 		}
 	}
 }

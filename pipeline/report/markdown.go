@@ -11,10 +11,11 @@ import (
 const MarkdownFile = "report.md"
 
 // mdText makes data safe inside Markdown: no raw HTML, no table breaks,
-// no emphasis or links a manifest author did not mean.
+// no emphasis, strikethrough (GitHub reads ~x~ as one; seed figures are
+// "~42") or links a manifest author did not mean.
 func mdText(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "<", "&lt;", ">", "&gt;", "&", "&amp;", "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`).Replace(s)
+	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "<", "&lt;", ">", "&gt;", "&", "&amp;", "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`, "~", `\~`).Replace(s)
 }
 
 // markdown renders the run as Markdown: answer, verdicts, the
@@ -67,6 +68,9 @@ func (v *runView) markdown() []byte {
 	}
 
 	b.Write(v.Wins.markdown())
+	for _, t := range v.SeedTables {
+		b.Write(t.markdown())
+	}
 
 	fmt.Fprintf(&b, "## Summary: %s\n\n", mdText(v.PrimaryTxt))
 	t := summaryRows(v)

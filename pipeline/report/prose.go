@@ -70,7 +70,8 @@ type loadGroup struct {
 		Method string `yaml:"method"`
 		Path   string `yaml:"path"`
 	} `yaml:"requests"`
-	KeepAlive *bool `yaml:"keepalive"`
+	KeepAlive   *bool `yaml:"keepalive"`
+	Preallocate int   `yaml:"preallocate"`
 }
 
 // seedFigure is a seed write-up's number for a claim (experiments.SeedFigure).
@@ -140,6 +141,9 @@ func describeGroup(g loadGroup) string {
 	}
 	if len(paths) > 0 {
 		what += " (" + strings.Join(paths, ", ") + ")"
+	}
+	if g.Preallocate > 0 {
+		what += fmt.Sprintf(", with %d connections opened at once before the first send (k6's preAllocatedVUs)", g.Preallocate)
 	}
 	if g.KeepAlive != nil && !*g.KeepAlive {
 		what += ", a new connection per request"

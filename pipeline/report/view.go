@@ -49,9 +49,10 @@ type runView struct {
 	Latest     *latestLink
 
 	Verdicts    []verdictRow
-	Repro       []reproRow  // the reproduction table (repro.go)
-	OtherSeeds  []otherSeed // the seed statements about this experiment without a verdict here
-	Wins        *winsTable  // seed 002's wins per metric, for several variants (wins.go)
+	Repro       []reproRow   // the reproduction table (repro.go)
+	OtherSeeds  []otherSeed  // the seed statements about this experiment without a verdict here
+	Wins        *winsTable   // seed 002's wins per metric, for several variants (wins.go)
+	SeedTables  []*seedTable // a write-up's own results table beside our medians (seedtable.go)
 	Charts      []*chart
 	Series      []*chart
 	SeriesNote  string
@@ -273,6 +274,9 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 		return nil, fmt.Errorf("seed claims inventory: %w (fix %s; go test ./experiments/seeds says where)", err, seeds.File)
 	}
 	v.reproduction(v.recorded, inventory) // after the host, which each row names
+	if v.SeedTables, err = v.seedTables(); err != nil {
+		return nil, err
+	}
 
 	v.Seed = r.Meta.Seed
 	v.Order = r.Meta.Order

@@ -56,8 +56,10 @@ type Sample struct {
 	// VirtualThreads is the built-in targets' threadlab_virtual_inflight:
 	// requests being handled on virtual threads at the scrape (Micrometer
 	// has no live virtual-thread gauge; jvm_threads_live_threads counts
-	// platform threads only). 0 for a target without the gauge.
+	// platform threads only). 0 for a target without the gauge, which
+	// Virtual tells apart from a measured 0.
 	VirtualThreads float64 `json:"virtual_threads" csv:"virtual_threads"`
+	Virtual        bool    `json:"virtual" csv:"virtual"`         // the scrape had threadlab_virtual_inflight
 	GenCPUPct      float64 `json:"gen_cpu_pct" csv:"gen_cpu_pct"` // this process (the generator), % of one core
 	// HostCPUPct is CPU used on the host outside threadlab: all busy time
 	// minus this process and the processes of the experiment's own process
@@ -315,7 +317,7 @@ func (s *Sampler) jvm(ctx context.Context, x *Sample) {
 	x.JVMLiveThreads, x.JVMPeakThreads = m[mLive], m[mPeak]
 	x.HeapUsedMB = m[mHeap] / mib
 	x.HikariActive, x.HikariPending = m[mActive], m[mPending]
-	x.VirtualThreads = m[mVirtual]
+	x.VirtualThreads, x.Virtual = m[mVirtual]
 	cur := gcCounters(m)
 	if s.gc == nil {
 		s.warnOnce(FlagNoGCBaseline, "metrics: no GC baseline before t=%.1fs; collections before it are not attributed to any interval", x.T+x.Dur)

@@ -43,6 +43,7 @@ jvm_gc_pause_seconds_count{action="end of minor GC",gc="G1 Young Generation"} %g
 jvm_gc_pause_seconds_sum{action="end of minor GC",gc="G1 Young Generation"} %g
 hikaricp_connections_active{pool="HikariPool-1"} 4.0
 hikaricp_connections_pending{pool="HikariPool-1"} 9.0
+threadlab_virtual_inflight 7.0
 a malformed line
 `, count, sum)
 }
@@ -105,7 +106,7 @@ func TestSamplerOnSelf(t *testing.T) {
 		if x.Threads < 2 || x.RSSMB < 1 {
 			t.Errorf("sample %d: os threads %d, rss %.1f MB: a Go test binary has several threads and MBs of RSS", i, x.Threads, x.RSSMB)
 		}
-		if x.JVMLiveThreads != 21 || x.JVMPeakThreads != 25 || x.HikariActive != 4 || x.HikariPending != 9 {
+		if x.JVMLiveThreads != 21 || x.JVMPeakThreads != 25 || x.HikariActive != 4 || x.HikariPending != 9 || !x.Virtual || x.VirtualThreads != 7 {
 			t.Errorf("sample %d: gauges %+v", i, x)
 		}
 		// Heap pools only: 2 MiB eden + 1 MiB old = 3 MiB; metaspace excluded.
