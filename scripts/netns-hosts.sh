@@ -43,6 +43,7 @@ up() {
 	dir=$(cd "$dir" && pwd)
 	: >"$dir/namespaces"
 	mkdir -p /run/sshd && chmod 755 /run/sshd
+	rm -f "$dir/id_ed25519" "$dir/id_ed25519.pub" "$dir/hosts.txt"
 	ssh-keygen -q -t ed25519 -N '' -C threadlab-netns -f "$dir/id_ed25519"
 	cp "$dir/id_ed25519.pub" "$dir/authorized_keys"
 	: >"$dir/known_hosts"
@@ -51,7 +52,10 @@ up() {
 	ip addr add "$net.1/24" dev "$bridge"
 	ip link set "$bridge" up
 	# Bridged frames must not meet the host firewall's FORWARD policy.
-	if [ -e /proc/sys/net/bridge/bridge-nf-call-iptables ]; then echo 0 >/proc/sys/net/bridge/bridge-nf-call-iptables || true; fi
+	if [ "$(cat /proc/sys/net/bridge/bridge-nf-call-iptables 2>/dev/null || echo 0)" = 1 ]; then
+		echo "netns-hosts: bridged frames went through iptables (br_netfilter); setting net.bridge.bridge-nf-call-iptables=0" >&2
+		echo 0 >/proc/sys/net/bridge/bridge-nf-call-iptables || true
+	fi
 	: >"$dir/netem.txt"
 	{
 		echo "# written by scripts/netns-hosts.sh: throw-away hosts, keys and known_hosts"

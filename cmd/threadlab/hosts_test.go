@@ -291,3 +291,26 @@ trials: 1
 		})
 	}
 }
+
+// TestRunHostsBadInventory: a broken hosts.yaml stops run before anything,
+// with file:line:col, the field and the fix.
+func TestRunHostsBadInventory(t *testing.T) {
+	dir := t.TempDir()
+	inv := filepath.Join(dir, "hosts.yaml")
+	os.WriteFile(inv, []byte("target: {ssh: bench@10.0.0.2, password: x}\nload: [\"-oProxyCommand=sh\"]\n"), 0o644)
+	manifest := filepath.Join(dir, "x.yaml")
+	os.WriteFile(manifest, []byte("name: x\ntitle: t\nquestion: q\nvariants: {a: {command: [sleep, \"1\", \"{port}\"]}}\nload: {model: burst, burst: 1, requests: [{path: /}]}\n"), 0o644)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--hosts", inv, "--quiet", "--data", filepath.Join(dir, "data"), manifest}, &stdout, &stderr)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, want := range []string{"the host inventory has 2 problem(s)", inv + ":1:31: target.password: threadlab never stores secrets", inv + ":2:8: load[0]", "would read as an option"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data")); !os.IsNotExist(err) {
+		t.Errorf("data directory made for a refused run (%v)", err)
+	}
+}
