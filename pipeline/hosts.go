@@ -240,10 +240,10 @@ func (hr *hostRun) hostCheck(ctx context.Context, s *State, req env.Requirements
 	hr.each(func(i int, c *remote.Host) {
 		h := &hr.rec.Hosts[i]
 		conns := req.Connections
-		if h.Role == hosts.Load && len(hr.load) > 0 {
+		if h.Role == hosts.RoleLoad && len(hr.load) > 0 {
 			conns = (conns + len(hr.load) - 1) / len(hr.load)
 		}
-		if h.Role == hosts.Database || h.Role == hosts.Downstream {
+		if h.Role == hosts.RoleDatabase || h.Role == hosts.RoleDownstream {
 			conns = 0
 		}
 		out, err := c.Run(ctx, c.Threadlab(), "check", "--json", "--connections", strconv.Itoa(conns))

@@ -38,15 +38,15 @@ import (
 
 // Roles a host can play.
 const (
-	Target     = "target"
-	Load       = "load"
-	Database   = "database"
-	Downstream = "downstream"
+	RoleTarget     = "target"
+	RoleLoad       = "load"
+	RoleDatabase   = "database"
+	RoleDownstream = "downstream"
 )
 
 // Host is one machine of the inventory.
 type Host struct {
-	Role    string // Target, Load, Database or Downstream
+	Role    string // RoleTarget, RoleLoad, RoleDatabase or RoleDownstream
 	Index   int    // position among the load hosts (0 for the others)
 	SSH     string // destination as ssh understands it
 	Address string // IP address its services listen on; "" = the destination's host name
@@ -58,7 +58,7 @@ type Host struct {
 // Name is how messages and the run record name the host: its role and its
 // destination, e.g. "load[1] gen2".
 func (h Host) Name() string {
-	if h.Role == Load {
+	if h.Role == RoleLoad {
 		return fmt.Sprintf("%s[%d] %s", h.Role, h.Index, h.SSH)
 	}
 	return h.Role + " " + h.SSH
@@ -212,39 +212,39 @@ func (p *parser) inventory(m *yaml.Node) *Inventory {
 			if s, ok := p.scalar(v, "ssh_config", "the path of an ssh_config file"); ok {
 				inv.SSHConfig = s
 			}
-		case Target:
+		case RoleTarget:
 			targetNode = v
 			if v.Kind == yaml.SequenceNode {
-				p.add(v, Target, "exactly one target host: a run measures one system under test (several generators go under load)")
+				p.add(v, RoleTarget, "exactly one target host: a run measures one system under test (several generators go under load)")
 				continue
 			}
-			if h, ok := p.host(v, Target, Target, 0); ok {
+			if h, ok := p.host(v, RoleTarget, RoleTarget, 0); ok {
 				inv.Target = h
 			}
-		case Load:
+		case RoleLoad:
 			nodes := []*yaml.Node{v}
 			if v.Kind == yaml.SequenceNode {
 				nodes = v.Content
 				if len(nodes) == 0 {
-					p.add(v, Load, "no load hosts: list one or more, e.g. load: [gen1, gen2]")
+					p.add(v, RoleLoad, "no load hosts: list one or more, e.g. load: [gen1, gen2]")
 				}
 			}
 			for j, n := range nodes {
-				field := Load
+				field := RoleLoad
 				if v.Kind == yaml.SequenceNode {
 					field = fmt.Sprintf("load[%d]", j)
 				}
-				if h, ok := p.host(n, field, Load, j); ok {
+				if h, ok := p.host(n, field, RoleLoad, j); ok {
 					inv.Load = append(inv.Load, h)
 				}
 			}
-		case Database, Downstream:
+		case RoleDatabase, RoleDownstream:
 			if v.Kind == yaml.SequenceNode {
 				p.add(v, k.Value, "one %s host, not a list", k.Value)
 				continue
 			}
 			if h, ok := p.host(v, k.Value, k.Value, 0); ok {
-				if k.Value == Database {
+				if k.Value == RoleDatabase {
 					inv.Database = &h
 				} else {
 					inv.Downstream = &h
@@ -255,10 +255,10 @@ func (p *parser) inventory(m *yaml.Node) *Inventory {
 		}
 	}
 	if targetNode == nil {
-		p.add(m, Target, "missing: name the host the system under test runs on, e.g. target: {ssh: bench@10.0.0.2, address: 10.0.0.2}")
+		p.add(m, RoleTarget, "missing: name the host the system under test runs on, e.g. target: {ssh: bench@10.0.0.2, address: 10.0.0.2}")
 	}
-	if !seen[Load] {
-		p.add(m, Load, "missing: list the load generator hosts, e.g. load: [gen1]")
+	if !seen[RoleLoad] {
+		p.add(m, RoleLoad, "missing: list the load generator hosts, e.g. load: [gen1]")
 	}
 	return inv
 }

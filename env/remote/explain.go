@@ -6,8 +6,9 @@ import (
 )
 
 // explain turns a failed ssh connection into a message naming the host,
-// what went wrong and the fix, from ssh's own words on stderr.
-func explain(name, dest, stderr string, err error) error {
+// what went wrong and the fix, from ssh's own words on stderr. keyHost is
+// the name known_hosts files the host under, for ssh-keygen -R.
+func explain(name, dest, keyHost, stderr string, err error) error {
 	msg := strings.TrimSpace(stderr)
 	low := strings.ToLower(msg)
 	last := msg
@@ -18,7 +19,7 @@ func explain(name, dest, stderr string, err error) error {
 	switch {
 	case strings.Contains(low, "remote host identification has changed") || strings.Contains(low, "host key for") && strings.Contains(low, "has changed"):
 		what = "host key mismatch: the host presents a different key than known_hosts records (a reinstalled host, or someone in between)"
-		fix = fmt.Sprintf("verify the new key out of band, then remove the old one with ssh-keygen -R %s and connect once with ssh %s to accept the new one", hostOf(dest), dest)
+		fix = fmt.Sprintf("verify the new key out of band, then remove the old one with ssh-keygen -R %s and connect once with ssh %s to accept the new one", keyHost, dest)
 	case strings.Contains(low, "no matching host key") || strings.Contains(low, "host key verification failed"):
 		what = "host key not trusted: it is not in known_hosts, and threadlab never answers ssh's prompt (BatchMode)"
 		fix = fmt.Sprintf("connect once with ssh %s, check the key's fingerprint and accept it (or add it to known_hosts)", dest)

@@ -180,7 +180,7 @@ func TestPreflightFailures(t *testing.T) {
 		name, config, dest string
 		want               []string
 	}{
-		{"host key mismatch", variant("mismatch", wrongKnown, ""), "tlp-target", []string{"host target tlp-target: host key mismatch", "fix: verify the new key", "ssh-keygen -R"}},
+		{"host key mismatch", variant("mismatch", wrongKnown, ""), "tlp-target", []string{"host target tlp-target: host key mismatch", "fix: verify the new key", "ssh-keygen -R " + hs.Address["target"]}},
 		{"unknown host key", variant("unknown", emptyKnown, ""), "tlp-target", []string{"host target tlp-target: host key not trusted", "fix: connect once with ssh tlp-target"}},
 		{"key refused", variant("refused", "", other), "tlp-target", []string{"host target tlp-target: the key was refused", "ssh-copy-id"}},
 		{"connection refused", hs.SSHConfig, "ssh://root@" + hs.Address["target"] + ":2", []string{"unreachable", "Connection refused", "fix: check that the host is up"}},

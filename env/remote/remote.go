@@ -194,7 +194,14 @@ func (h *Host) connect(ctx context.Context) error {
 		select {
 		case err := <-exited:
 			h.master = nil
-			return explain(h.Name, h.Dest, h.mstderr.String(), err)
+			keyHost := hostOf(h.Dest)
+			if h.SSHName != "" {
+				keyHost = h.SSHName
+				if h.SSHPort != 0 && h.SSHPort != 22 {
+					keyHost = "[" + h.SSHName + "]:" + strconv.Itoa(h.SSHPort)
+				}
+			}
+			return explain(h.Name, h.Dest, keyHost, h.mstderr.String(), err)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):

@@ -47,7 +47,7 @@ func TestExplain(t *testing.T) {
 		{"something new", []string{"ssh failed", "something new", "ssh -v bench@10.0.0.2 true"}, "an unknown failure still says how to find out"},
 	}
 	for _, c := range cases {
-		err := explain("target bench@10.0.0.2", "bench@10.0.0.2", c.stderr, errors.New("exit status 255"))
+		err := explain("target bench@10.0.0.2", "bench@10.0.0.2", "10.0.0.2", c.stderr, errors.New("exit status 255"))
 		var he *HostError
 		if !errors.As(err, &he) {
 			t.Fatalf("%T is not a HostError", err)

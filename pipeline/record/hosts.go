@@ -2,7 +2,6 @@ package record
 
 import "encoding/json"
 
-
 // Hosts is run.json's record of a multi-host run (threadlab run --hosts):
 // every host with its role, platform, fingerprint and host check, the
 // generators' clock offsets, and the round trip between generators and
