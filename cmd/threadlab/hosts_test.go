@@ -88,19 +88,19 @@ startup: {timeout: 60s}
 	return p
 }
 
-// syncBuffer is a buffer the process writes and the test reads.
-type syncBuffer struct {
+// runOutput is a buffer the process writes and the test reads.
+type runOutput struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *runOutput) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *runOutput) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
@@ -116,7 +116,7 @@ func TestHostsRun(t *testing.T) {
 	t.Run("smoke", func(t *testing.T) {
 		dir := t.TempDir()
 		manifest := hostsManifest(t, dir, "3s")
-		var out syncBuffer
+		var out runOutput
 		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, bin, "run", "--hosts", hs.Inventory, "--quiet", "--run-id", "r",
@@ -176,7 +176,7 @@ func TestHostsRun(t *testing.T) {
 	t.Run("kill -9 mid-trial leaves nothing on any host", func(t *testing.T) {
 		dir := t.TempDir()
 		manifest := hostsManifest(t, dir, "60s")
-		var out syncBuffer
+		var out runOutput
 		cmd := exec.Command(bin, "run", "--hosts", hs.Inventory, "--quiet", "--run-id", "r",
 			"--data", filepath.Join(dir, "data"), "--reports", filepath.Join(dir, "reports"), manifest)
 		cmd.Stdout, cmd.Stderr = &out, &out
@@ -193,13 +193,13 @@ func TestHostsRun(t *testing.T) {
 				cmd.Process.Kill()
 			}
 		}()
+		// Under load: the generators run on the load hosts (or, in a
+		// threadlab without the fleet driver, here, which it says).
+		agents := false
 		deadline := time.Now().Add(3 * time.Minute)
 		for {
-			java := false
-			for _, p := range hs.Procs("target") {
-				java = java || strings.Contains(p, "Srv.java")
-			}
-			if java && strings.Contains(out.String(), "== trials") {
+			agents = contains(hs.Procs("load1"), "load --agent")
+			if agents || strings.Contains(out.String(), "without a fleet driver") {
 				break
 			}
 			select {
@@ -211,7 +211,7 @@ func TestHostsRun(t *testing.T) {
 				t.Fatalf("no trial after 3 min:\n%s", out.String())
 			}
 		}
-		time.Sleep(3 * time.Second) // past the warm-up, into the measurement
+		time.Sleep(2 * time.Second) // past the warm-up, into the measurement
 		var before []string
 		for name := range hs.Namespace {
 			for _, p := range hs.Procs(name) {
@@ -219,7 +219,11 @@ func TestHostsRun(t *testing.T) {
 			}
 		}
 		t.Logf("processes on the hosts before kill -9:\n%s", strings.Join(before, "\n"))
-		for _, want := range []string{"Srv.java", "downstream --address"} {
+		wants := []string{"Srv.java", "downstream --address"}
+		if agents {
+			wants = append(wants, "load --agent")
+		}
+		for _, want := range wants {
 			if !contains(before, want) {
 				t.Fatalf("%q not running on any host before the kill", want)
 			}
