@@ -195,7 +195,7 @@ func (s *State) runFork(ctx context.Context, seq int, j Job, fork int, retry boo
 // returns how long it waited and the busy share it measured last.
 func (s *State) gate(ctx context.Context) (time.Duration, float64) {
 	m := s.M
-	if m.CoolDown.MaxBusyPct >= 100 { // 100 opens the gate: no need to measure
+	if m.CoolDown.MaxBusyPct >= 100 || s.hosts != nil { // 100 opens the gate: no need to measure; hosts.go: not this machine
 		return 0, 0
 	}
 	t0 := time.Now()
@@ -297,6 +297,9 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 		reasons = append(reasons, res.Stalled)
 	}
 	outside, steal := measureNoise(samples)
+	if s.hosts != nil {
+		outside, steal = s.hosts.noise(s)
+	}
 	if outside > m.Noise.MaxOutsidePct {
 		reasons = append(reasons, fmt.Sprintf("host noise: %.0f%% of one core used outside threadlab during the window (noise.max_outside_pct %g)", outside, m.Noise.MaxOutsidePct))
 	}
