@@ -39,6 +39,17 @@ up() {
 	command -v ssh-keygen >/dev/null || cannot "no ssh-keygen (install openssh-client)"
 	ip netns add "${prefix}-probe" 2>/dev/null || cannot "the kernel refuses network namespaces (ip netns add failed)"
 	ip netns del "${prefix}-probe"
+	# Leftovers of a run that was killed before its down (same prefix):
+	# their namespaces and bridge would make the new ones collide.
+	for spec in "${names[@]}"; do
+		local old="${prefix}-${spec%%:*}"
+		if ip netns list | grep -qx "$old\( .*\)\?"; then
+			echo "netns-hosts: removing the leftover namespace $old" >&2
+			for pid in $(ip netns pids "$old" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
+			ip netns del "$old" || true
+		fi
+	done
+	ip link show "$bridge" >/dev/null 2>&1 && { echo "netns-hosts: removing the leftover bridge $bridge" >&2; ip link del "$bridge"; }
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
 	: >"$dir/namespaces"
