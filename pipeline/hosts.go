@@ -202,8 +202,12 @@ func (hr *hostRun) warnOnce(s *State, key, format string, a ...any) {
 	seen := hr.warned[key]
 	hr.warned[key] = true
 	hr.mu.Unlock()
+	msg := fmt.Sprintf(format, a...)
+	s.mu.Lock()
+	seen = seen || slices.Contains(s.Meta.Warnings, msg) // a resumed run said it already
+	s.mu.Unlock()
 	if !seen {
-		s.Warn(format, a...)
+		s.Warn("%s", msg)
 	}
 }
 
