@@ -61,6 +61,7 @@ fuzz: ## run each fuzz target for FUZZTIME (30s); a crasher is saved under testd
 	$(GO) test -run '^$$' -fuzz '^FuzzParseHistogramLog$$' -fuzztime $(FUZZTIME) ./pipeline/record
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJob$$' -fuzztime $(FUZZTIME) ./pipeline/fleet
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeResult$$' -fuzztime $(FUZZTIME) ./pipeline/fleet
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./env/hosts
 
 lint: $(BIN) ## validate every manifest and print methodology warnings
 	$(BIN) lint experiments/*.yaml

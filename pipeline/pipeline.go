@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/threadlab/threadlab/env/hosts"
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
@@ -79,6 +80,16 @@ type Options struct {
 	// services, so the service runs on their CPUs; without it, or without
 	// pinning.services, the service runs inside threadlab.
 	Downstream []string
+	// Hosts places the roles on other hosts over SSH (threadlab run
+	// --hosts, hosts.go); nil runs everything on this machine.
+	Hosts *hosts.Inventory
+	// Threadlab returns a threadlab binary for a host's GOOS and GOARCH,
+	// to ship to it; nil cross-builds the module in the working directory
+	// (remote.Binary). Multi-host runs only.
+	Threadlab func(ctx context.Context, goos, goarch string) (string, error)
+	// Drive runs the load generators of the inventory's load hosts as one
+	// (pipeline/fleet.Drive); nil generates the load on this machine.
+	Drive DriveFunc
 }
 
 // State is what the stages share.
@@ -117,6 +128,8 @@ type State struct {
 	downstreamPid int // the downstream service's process (threadlab's own when in-process)
 	affSeen       map[string]bool
 	affWarned     map[string]bool
+
+	hosts *hostRun // a multi-host run's connections; nil on one machine (hosts.go)
 }
 
 // Warn records a warning for the report and the log.
@@ -208,14 +221,43 @@ func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, err
 	if opt.Stages == nil {
 		opt.Stages = Stages()
 	}
-	if err := preflight(m, opt); err != nil { // hostlimits.go: fds, ports, memory
-		return nil, err
+	var hr *hostRun
+	if opt.Hosts == nil {
+		if err := preflight(m, opt); err != nil { // hostlimits.go: fds, ports, memory
+			return nil, err
+		}
+	} else {
+		// This machine only directs: the hosts' own checks stand in for
+		// its limits. Every host must answer before anything starts.
+		mm := m
+		if mm == nil {
+			var err error
+			if mm, err = experiments.Load(filepath.Join(opt.Resume, record.ManifestFile), ""); err != nil {
+				return nil, fmt.Errorf("resume %s: %w", opt.Resume, err)
+			}
+		}
+		var err error
+		if hr, err = connectHosts(ctx, mm, opt); err != nil {
+			return nil, err
+		}
+		defer hr.close() // after s.cleanup, which stops the remote programs
+		if opt.Launcher == nil || opt.Launcher == (Processes{}) {
+			opt.Launcher = hostLauncher{hr}
+		}
 	}
 	s, err := newState(m, opt)
 	if err != nil {
 		return nil, err
 	}
 	defer s.cleanup()
+	if hr != nil {
+		s.hosts = hr
+		s.Meta.Hosts = hr.rec
+		s.Meta.Pinning = hr.pinningText()
+		if err := s.saveMeta(); err != nil {
+			return s, err
+		}
+	}
 	active.Lock()
 	if active.runs == nil {
 		active.runs = map[*State]bool{}

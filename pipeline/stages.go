@@ -51,6 +51,11 @@ func (HostCheck) Run(ctx context.Context, s *State) error {
 			}
 		}
 	}
+	if s.hosts != nil {
+		// The hosts that serve and load; this machine only directs.
+		s.hosts.hostCheck(ctx, s, req)
+		req = env.Requirements{}
+	}
 	checks := env.HostCheck(ctx, req)
 	for _, c := range checks {
 		if c.Status == "fail" {
@@ -67,6 +72,9 @@ type Fingerprint struct{}
 func (Fingerprint) Name() string { return "fingerprint" }
 
 func (Fingerprint) Run(ctx context.Context, s *State) error {
+	if s.hosts != nil {
+		s.hosts.fingerprints(ctx, s) // each host's own, into run.json
+	}
 	jh := s.JavaHome
 	if jh == "" && s.needsJVM() {
 		jh, _, _ = targets.FindJDK()
@@ -149,7 +157,14 @@ func (Services) Run(ctx context.Context, s *State) error {
 	m := s.M
 	if d := m.Services.Downstream; d != nil {
 		var url string
-		if m.Pinning.Services != "" && len(s.Opt.Downstream) > 0 {
+		if s.hosts != nil {
+			// On the downstream host (or the target's), on its address.
+			u, err := s.hosts.startDownstream(ctx, s, d.Delay)
+			if err != nil {
+				return fmt.Errorf("start the downstream service: %w", err)
+			}
+			url = u
+		} else if m.Pinning.Services != "" && len(s.Opt.Downstream) > 0 {
 			// A process of its own, so that it can run on the services' CPUs.
 			u, err := s.startDownstream(ctx, d.Delay)
 			if err != nil {

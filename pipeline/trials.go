@@ -42,7 +42,7 @@ func (Trials) Name() string { return "trials" }
 var errStartup = errors.New("target failed to start")
 
 func (t Trials) Run(ctx context.Context, s *State) error {
-	if cpus := s.M.Pinning.Generator; cpus != "" {
+	if cpus := s.M.Pinning.Generator; cpus != "" && s.hosts == nil {
 		list, err := env.ParseCPUList(cpus)
 		if err == nil {
 			err = env.Pin(os.Getpid(), list)
@@ -195,7 +195,7 @@ func (s *State) runFork(ctx context.Context, seq int, j Job, fork int, retry boo
 // returns how long it waited and the busy share it measured last.
 func (s *State) gate(ctx context.Context) (time.Duration, float64) {
 	m := s.M
-	if m.CoolDown.MaxBusyPct >= 100 { // 100 opens the gate: no need to measure
+	if m.CoolDown.MaxBusyPct >= 100 || s.hosts != nil { // 100 opens the gate: no need to measure; hosts.go: not this machine
 		return 0, 0
 	}
 	t0 := time.Now()
@@ -280,7 +280,7 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 	sampler := telemetry.StartWith(ctx, t.Pid(), t.MetricsURL(), telemetry.Options{Interval: time.Second, Groups: r.groups})
 	started := now()
 	t0 := time.Now()
-	res, err := load.Run(ctx, plan)
+	res, err := s.runLoad(ctx, plan)
 	r.spent(s, tMeasure, time.Since(t0))
 	samples := sampler.Stop()
 	if err != nil {
@@ -297,6 +297,9 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 		reasons = append(reasons, res.Stalled)
 	}
 	outside, steal := measureNoise(samples)
+	if s.hosts != nil {
+		outside, steal = s.hosts.noise(s)
+	}
 	if outside > m.Noise.MaxOutsidePct {
 		reasons = append(reasons, fmt.Sprintf("host noise: %.0f%% of one core used outside threadlab during the window (noise.max_outside_pct %g)", outside, m.Noise.MaxOutsidePct))
 	}
@@ -414,16 +417,25 @@ func logName(j Job, seq, fork int) string {
 // launch starts the target of a fork and waits until it is ready.
 func (s *State) launch(ctx context.Context, j Job, seq, fork int) (Target, error) {
 	m, v := s.M, j.Cell.Variant
-	port, err := FreePort()
+	port, err := s.targetPort(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var argv []string
 	if v.Target != "" {
 		jar, extra := s.startOf(v.Name, v.Target)
-		argv = targets.Command(s.javaHome(v.Name), jar, port, Properties(m, j.Cell, s.ServiceProps), slices.Concat(v.JVM, extra))
+		jh, props := s.javaHome(v.Name), Properties(m, j.Cell, s.ServiceProps)
+		if s.hosts != nil { // the target host's JDK, the jar shipped there, its address
+			if jh, jar, extra, err = s.hosts.javaTarget(ctx, s, v, jar, extra, props); err != nil {
+				return nil, fmt.Errorf("%w: %s: %v", errStartup, v.Name, err)
+			}
+		}
+		argv = targets.Command(jh, jar, port, props, slices.Concat(v.JVM, extra))
 	} else {
 		subst := maps.Clone(s.ServiceSubst)
+		if s.hosts != nil {
+			s.hosts.subst(subst)
+		}
 		subst["port"] = strconv.Itoa(port)
 		for _, a := range v.Command {
 			for k, x := range subst {
@@ -432,7 +444,7 @@ func (s *State) launch(ctx context.Context, j Job, seq, fork int) (Target, error
 			argv = append(argv, a)
 		}
 	}
-	if m.Pinning.Target != "" {
+	if m.Pinning.Target != "" && s.hosts == nil { // on hosts: the inventory's cpus (hostLauncher)
 		// taskset at exec time pins every thread the JVM will ever create;
 		// sched_setaffinity on a running JVM would miss threads made later.
 		argv = append([]string{"taskset", "-c", m.Pinning.Target}, argv...)
@@ -477,7 +489,7 @@ func (s *State) warmup(ctx context.Context, j Job, seq, fork int, plan load.Plan
 	}
 	deadline := time.Now().Add(w)
 	for round := 1; ; round++ {
-		res, err := load.Run(ctx, p)
+		res, err := s.runLoad(ctx, p)
 		if err != nil {
 			return fmt.Errorf("warm-up: %w", err)
 		}

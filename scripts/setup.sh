@@ -11,6 +11,11 @@ command -v chromium >/dev/null || need+=(chromium)
 command -v taskset >/dev/null || need+=(util-linux)
 command -v pdftotext >/dev/null || need+=(poppler-utils) # the report's print-to-PDF test reads the PDF's text
 command -v pip3 >/dev/null || need+=(python3-pip)
+# Multi-host runs drive hosts with OpenSSH; the tests fake hosts with
+# network namespaces, each with its own sshd (scripts/netns-hosts.sh).
+command -v ssh >/dev/null || need+=(openssh-client)
+[ -x /usr/sbin/sshd ] || need+=(openssh-server)
+{ command -v ip && command -v tc; } >/dev/null || need+=(iproute2)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi

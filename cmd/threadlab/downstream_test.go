@@ -103,10 +103,12 @@ func TestDownstreamFlagErrors(t *testing.T) {
 		{[]string{"--delay", "soon"}, 2, `invalid value "soon" for flag -delay`, "a delay must parse as a Go duration"},
 		{[]string{"--delay", "-1s"}, 2, "--delay -1s is negative: use 0 or a positive duration", "a negative delay is a mistake"},
 		{[]string{"--port", "70000"}, 2, "--port 70000 is not a TCP port: use 1..65535, or 0", "ports are 16-bit"},
-		{[]string{"extra"}, 2, `unexpected argument "extra": the service takes only --port and --delay`, "positional arguments are not silently ignored"},
+		{[]string{"extra"}, 2, `unexpected argument "extra": the service takes only --address, --port and --delay`, "positional arguments are not silently ignored"},
 		{[]string{"--listen", "x"}, 2, "flag provided but not defined: -listen", "unknown flags are usage errors"},
 		{[]string{"--port", strconv.Itoa(int(busyPort))}, 1, "(choose a free port, or port 0 for any free one)", "a taken port is a run failure with a fix"},
-		{[]string{"-h"}, 0, "usage: threadlab downstream [--port P] [--delay 100ms]", "help succeeds and shows the flags"},
+		{[]string{"-h"}, 0, "usage: threadlab downstream [--address 127.0.0.1] [--port P] [--delay 100ms]", "help succeeds and shows the flags"},
+		{[]string{"--address", "0.0.0.0"}, 2, `--address "0.0.0.0": give one IP address of this host`, "a helper never listens on every interface"},
+		{[]string{"--address", "localhost"}, 2, `--address "localhost": give one IP address`, "a name could resolve to another interface"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer

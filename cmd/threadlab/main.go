@@ -17,6 +17,7 @@ import (
 	"sort"
 	"syscall"
 
+	"github.com/threadlab/threadlab/env/remote"
 	"github.com/threadlab/threadlab/env/supervise"
 	"github.com/threadlab/threadlab/pipeline"
 )
@@ -50,6 +51,11 @@ func main() {
 		// supervise -- argv), whose lifeline is the session's stdin. Local
 		// supervisors are started by env/supervise and never get here.
 		os.Exit(supervise.Main(os.Args[2:], os.Stdin, io.Discard, 3))
+	}
+	if len(os.Args) > 1 && os.Args[1] == remote.HelperCommand {
+		// Hidden: what a multi-host run asks a host (its JDK, a free port,
+		// round trips to the target), answered by the threadlab shipped there.
+		os.Exit(remote.Helper(os.Args[2:], os.Stdout, os.Stderr))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

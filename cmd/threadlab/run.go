@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/threadlab/threadlab/env/hosts"
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline"
 	"golang.org/x/term"
@@ -27,9 +28,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	runID := fs.String("run-id", "", "name of the run directory (default: UTC time stamp)")
 	resume := fs.String("resume", "", "continue an interrupted run directory instead of starting one")
 	quiet := fs.Bool("quiet", false, "no progress display")
+	hostsFile := fs.String("hosts", "", "a host inventory (hosts.yaml): run the target, services and load generators on those hosts over ssh")
 	dryRun := fs.Bool("dry-run", false, "print the cells, forks x iterations and the estimated wall time (from the last run under --data), and run nothing")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: threadlab run [flags] experiments/<name>.yaml\n       threadlab run --dry-run [--profile P] experiments/<name>.yaml\n       threadlab run --resume data/<name>/<run-id>")
+		fmt.Fprintln(stderr, "usage: threadlab run [flags] experiments/<name>.yaml\n       threadlab run --hosts hosts.yaml [flags] experiments/<name>.yaml\n       threadlab run --dry-run [--profile P] experiments/<name>.yaml\n       threadlab run --resume data/<name>/<run-id>")
 		fs.PrintDefaults()
 	}
 	if help, err := parseFlags(fs, args, stderr); help || err != nil {
@@ -68,6 +70,18 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	opt := pipeline.Options{
 		DataDir: *dataDir, ReportsDir: *reportsDir, TargetsDir: *targetsDir, RunID: *runID, Resume: *resume,
 		Command: reproduce(m, *profile, *resume), Log: stderr,
+	}
+	if *hostsFile != "" {
+		inv, err := hosts.Load(*hostsFile)
+		if err != nil {
+			var ps hosts.Problems
+			if errors.As(err, &ps) {
+				return fmt.Errorf("the host inventory has %d problem(s):\n%w", len(ps), err)
+			}
+			return err
+		}
+		opt.Hosts, opt.Drive = inv, fleetDrive
+		opt.Command += " (on the hosts of " + *hostsFile + ": threadlab run --hosts " + *hostsFile + ")"
 	}
 	if exe, err := os.Executable(); err == nil {
 		// With pinning.services the downstream service runs as this

@@ -249,6 +249,9 @@ type Meta struct {
 	// Affinity is the CPU affinity read back from the target, service and
 	// generator processes, beside what pinning asked (pipeline/affinity.go).
 	Affinity []Affinity `json:"affinity,omitempty"`
+	// Hosts is the multi-host record (threadlab run --hosts, hosts.go);
+	// nil for a run on one machine.
+	Hosts *Hosts `json:"hosts,omitempty"`
 }
 
 // AppendCSV appends rows to dir/name, writing the header when the file is

@@ -269,6 +269,11 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 		}
 	}
 
+	if names := r.Meta.Hosts.Names(); len(names) > 0 {
+		// A multi-host run: every host by role, destination and name.
+		v.Host = strings.TrimPrefix(v.Host+"; ", "; ") + "hosts: " + strings.Join(names, ", ")
+	}
+
 	inventory, err := seeds.All()
 	if err != nil {
 		return nil, fmt.Errorf("seed claims inventory: %w (fix %s; go test ./experiments/seeds says where)", err, seeds.File)

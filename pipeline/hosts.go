@@ -1,0 +1,510 @@
+package pipeline
+
+// Multi-host runs (threadlab run --hosts hosts.yaml, issue 14): the target
+// and the downstream service start on their hosts under threadlab's remote
+// supervisor, bound to the inventory's addresses; the load generators are
+// agents on the load hosts, driven as one by the fleet driver
+// (pipeline/fleet.Drive); every host's fingerprint and host check go into
+// run.json under hosts. Without an inventory none of this runs.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/threadlab/threadlab/env"
+	"github.com/threadlab/threadlab/env/hosts"
+	"github.com/threadlab/threadlab/env/remote"
+	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/pipeline/record"
+)
+
+// Agent is one load generator process speaking the agent protocol on its
+// stdin and stdout (`ssh host threadlab load --agent`); it mirrors
+// pipeline/fleet.Agent.
+type Agent struct {
+	Name   string
+	Stdin  io.WriteCloser
+	Stdout io.ReadCloser
+}
+
+// ClockOffset is a generator's clock offset and the round trip it was
+// measured over; it mirrors pipeline/fleet.Offset.
+type ClockOffset struct {
+	Agent       string
+	Offset, RTT time.Duration
+}
+
+// DriveFunc runs plan on several generator agents as one and merges their
+// results (pipeline/fleet.Drive; cmd/threadlab passes it in).
+type DriveFunc func(ctx context.Context, agents []Agent, plan load.Plan) (*load.Result, []ClockOffset, error)
+
+// hostRun is a multi-host run's connections and what preflight found.
+type hostRun struct {
+	inv        *hosts.Inventory
+	sess       *remote.Session
+	target     *remote.Host
+	downstream *remote.Host // the downstream host, or the target's
+	dsSpec     hosts.Host
+	load       []*remote.Host
+	javaHome   string // the target host's JDK
+	rec        *record.Hosts
+
+	mu          sync.Mutex
+	fingerprint bool // taken already
+	warned      map[string]bool
+}
+
+// connectHosts is the multi-host preflight, before the first trial: every
+// host reachable over ssh with a trusted host key, threadlab shipped to it,
+// a JDK >= 21 on the target host when a variant needs one, and the round
+// trip from each load host to the target. Every host that fails is named
+// with its fix, all at once.
+func connectHosts(ctx context.Context, m *experiments.Manifest, opt Options) (*hostRun, error) {
+	inv := opt.Hosts
+	if m.Services.Database == "postgres" {
+		return nil, fmt.Errorf("%s starts PostgreSQL, which a multi-host run cannot place on a host yet; fix: run it on one machine (without --hosts), or use a manifest without services.database: postgres", m.Name)
+	}
+	sess, err := remote.NewSession(remote.Options{SSHConfig: inv.SSHConfig})
+	if err != nil {
+		return nil, err
+	}
+	hr := &hostRun{inv: inv, sess: sess, warned: map[string]bool{}}
+	ok := false
+	defer func() {
+		if !ok {
+			sess.Close()
+		}
+	}()
+	all := inv.All()
+	conns := make([]*remote.Host, len(all))
+	errs := make([]error, len(all))
+	var wg sync.WaitGroup
+	for i, h := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conns[i], errs[i] = sess.Connect(ctx, h.SSH, h.Name())
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("the hosts of %s are not ready (nothing was started):\n%w", inv.File, err)
+	}
+	// threadlab itself, for each host's platform.
+	find := opt.Threadlab
+	if find == nil {
+		find = func(ctx context.Context, goos, goarch string) (string, error) {
+			return remote.Binary(ctx, goos, goarch, ".")
+		}
+	}
+	bins := map[string]string{}
+	for _, c := range conns {
+		key := c.OS + "/" + c.Arch
+		if _, done := bins[key]; !done {
+			if bins[key], err = find(ctx, c.OS, c.Arch); err != nil {
+				return nil, fmt.Errorf("host %s: %w", c.Name, err)
+			}
+		}
+	}
+	for i, c := range conns {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = c.SetBinary(ctx, bins[c.OS+"/"+c.Arch]) }()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	hr.target = conns[0]
+	hr.load = conns[1 : 1+len(inv.Load)]
+	hr.downstream, hr.dsSpec = hr.target, inv.Target
+	if inv.Downstream != nil {
+		hr.downstream, hr.dsSpec = conns[1+len(inv.Load)], *inv.Downstream
+	}
+	rec := &record.Hosts{Inventory: inv.File}
+	for i, h := range all {
+		c := conns[i]
+		rec.Hosts = append(rec.Hosts, record.RemoteHost{Role: h.Role, SSH: h.SSH, Address: hr.address(h, c), CPUs: h.CPUs,
+			Hostname: c.Hostname, Platform: c.OS + "/" + c.Arch})
+	}
+	if needsJVM(m) {
+		home, major, err := hr.target.JDK(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("the hosts of %s are not ready (nothing was started):\n%w", inv.File, err)
+		}
+		hr.javaHome = home
+		rec.Hosts[0].JavaHome, rec.Hosts[0].JDK = home, major
+	}
+	// The network between generators and target: TCP connects to the
+	// target host's sshd, which listens before any target does.
+	sshPort := hr.target.SSHPort
+	if sshPort == 0 {
+		sshPort = 22
+	}
+	taddr := net.JoinHostPort(hr.address(inv.Target, hr.target), strconv.Itoa(sshPort))
+	for i, c := range hr.load {
+		ds, err := c.RTT(ctx, taddr, 20)
+		if err != nil {
+			return nil, fmt.Errorf("host %s cannot reach the target host at %s: %w; fix: the load hosts must reach the target's address (hosts.yaml target.address)", c.Name, taddr, err)
+		}
+		rec.RTT = append(rec.RTT, rttSummary(inv.Load[i].Name(), inv.Target.Name(), ds))
+	}
+	hr.rec = rec
+	ok = true
+	return hr, nil
+}
+
+func needsJVM(m *experiments.Manifest) bool {
+	return slices.ContainsFunc(m.Variants, func(v experiments.Variant) bool { return v.Target != "" })
+}
+
+// address is where a host's services listen: the inventory's address, else
+// the host name ssh connects to.
+func (hr *hostRun) address(h hosts.Host, c *remote.Host) string {
+	switch {
+	case h.Address != "":
+		return h.Address
+	case c != nil && c.SSHName != "":
+		return c.SSHName
+	}
+	return hosts.HostPart(h.SSH)
+}
+
+func rttSummary(from, to string, ds []time.Duration) record.RTT {
+	r := record.RTT{From: from, To: to, N: len(ds)}
+	if len(ds) == 0 {
+		return r
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	q := func(p float64) float64 { return ms(s[min(len(s)-1, int(p*float64(len(s))))]) }
+	r.MinMs, r.P50Ms, r.P99Ms, r.MaxMs = ms(s[0]), q(0.5), q(0.99), ms(s[len(s)-1])
+	return r
+}
+
+// close ends every connection; the run's cleanups have stopped the remote
+// programs before.
+func (hr *hostRun) close() { hr.sess.Close() }
+
+func (hr *hostRun) warnOnce(s *State, key, format string, a ...any) {
+	hr.mu.Lock()
+	seen := hr.warned[key]
+	hr.warned[key] = true
+	hr.mu.Unlock()
+	msg := fmt.Sprintf(format, a...)
+	s.mu.Lock()
+	seen = seen || slices.Contains(s.Meta.Warnings, msg) // a resumed run said it already
+	s.mu.Unlock()
+	if !seen {
+		s.Warn("%s", msg)
+	}
+}
+
+// each runs f for every host of the record in parallel.
+func (hr *hostRun) each(f func(i int, c *remote.Host)) {
+	var wg sync.WaitGroup
+	for i := range hr.rec.Hosts {
+		c := hr.conn(i)
+		wg.Add(1)
+		go func() { defer wg.Done(); f(i, c) }()
+	}
+	wg.Wait()
+}
+
+// conn is the connection of the record's i-th host (inventory order).
+func (hr *hostRun) conn(i int) *remote.Host {
+	n := len(hr.load)
+	switch {
+	case i == 0:
+		return hr.target
+	case i <= n:
+		return hr.load[i-1]
+	case i == n+1 && hr.inv.Downstream != nil:
+		return hr.downstream
+	}
+	// The database host: connected, not used by this run.
+	c, _ := hr.sess.Connect(context.Background(), hr.rec.Hosts[i].SSH, hr.rec.Hosts[i].Role)
+	return c
+}
+
+// hostCheck runs `threadlab check --json` on every host: the target with
+// the run's connections, each load host with its share.
+func (hr *hostRun) hostCheck(ctx context.Context, s *State, req env.Requirements) {
+	hr.each(func(i int, c *remote.Host) {
+		h := &hr.rec.Hosts[i]
+		conns := req.Connections
+		if h.Role == hosts.RoleLoad && len(hr.load) > 0 {
+			conns = (conns + len(hr.load) - 1) / len(hr.load)
+		}
+		if h.Role == hosts.RoleDatabase || h.Role == hosts.RoleDownstream {
+			conns = 0
+		}
+		out, err := c.Run(ctx, c.Threadlab(), "check", "--json", "--connections", strconv.Itoa(conns))
+		var checks []env.Check
+		if jerr := json.Unmarshal(out, &checks); jerr != nil {
+			s.Warn("host check on %s: %v", c.Name, errors.Join(err, jerr))
+			return
+		}
+		h.Check = json.RawMessage(out)
+		for _, x := range checks {
+			if x.Status == env.Fail {
+				s.Warn("host check on %s: %s: %s (want %s); fix on that host: %s", c.Name, x.Name, x.Value, x.Want, x.Fix)
+			}
+		}
+	})
+}
+
+// fingerprints runs `threadlab fingerprint --json` on every host, once.
+func (hr *hostRun) fingerprints(ctx context.Context, s *State) {
+	hr.mu.Lock()
+	done := hr.fingerprint
+	hr.fingerprint = true
+	hr.mu.Unlock()
+	if done {
+		return
+	}
+	hr.each(func(i int, c *remote.Host) {
+		args := []string{c.Threadlab(), "fingerprint", "--json"}
+		if jh := hr.rec.Hosts[i].JavaHome; jh != "" {
+			args = append(args, "--java-home", jh)
+		}
+		out, err := c.Run(ctx, args...)
+		if err != nil || !json.Valid(out) {
+			s.Warn("fingerprint of %s incomplete: %v", c.Name, err)
+			return
+		}
+		hr.rec.Hosts[i].Fingerprint = json.RawMessage(out)
+	})
+}
+
+// targetPort is a free port on the target host's address.
+func (hr *hostRun) targetPort(ctx context.Context) (int, error) {
+	return hr.target.FreePort(ctx, hr.address(hr.inv.Target, hr.target))
+}
+
+// javaTarget adapts a built-in target's command to the target host: its
+// JDK, the jar shipped there, listeners on the inventory's address. AOT
+// caches are trained with this machine's JDK and stay here.
+func (hr *hostRun) javaTarget(ctx context.Context, s *State, v experiments.Variant, jar string, extra []string, props map[string]string) (string, string, []string, error) {
+	if len(extra) > 0 {
+		hr.warnOnce(s, "aot", "multi-host run: %s starts without its AOT cache (trained with this machine's JDK, which the target host need not have)", v.Name)
+	}
+	if v.JDK != 0 {
+		hr.warnOnce(s, "jdk:"+v.Name, "multi-host run: %s asked for jdk: %d; the target host's JDK %s runs it", v.Name, v.JDK, hr.javaHome)
+	}
+	remoteJar, err := hr.target.Ship(ctx, jar, 0o644)
+	if err != nil {
+		return "", "", nil, err
+	}
+	addr := hr.address(hr.inv.Target, hr.target)
+	props["server.address"] = addr
+	if _, ok := props["management.server.port"]; ok {
+		props["management.server.address"] = addr
+	}
+	return hr.javaHome, remoteJar, nil, nil
+}
+
+// subst adds the command variants' host placeholders: {address} (where the
+// target listens) and {threadlab} (the binary shipped to the target host).
+func (hr *hostRun) subst(m map[string]string) {
+	m["address"] = hr.address(hr.inv.Target, hr.target)
+	m["threadlab"] = hr.target.Threadlab()
+}
+
+// startDownstream runs `threadlab downstream` on the downstream host (the
+// target's when the inventory names none), on that host's address.
+func (hr *hostRun) startDownstream(ctx context.Context, s *State, delay time.Duration) (string, error) {
+	c := hr.downstream
+	addr := hr.address(hr.dsSpec, c)
+	port, err := c.FreePort(ctx, addr)
+	if err != nil {
+		return "", err
+	}
+	argv := []string{c.Threadlab(), "downstream", "--address", addr, "--port", strconv.Itoa(port), "--delay", delay.String()}
+	if hr.dsSpec.CPUs != "" {
+		argv = append([]string{"taskset", "-c", hr.dsSpec.CPUs}, argv...)
+	}
+	logPath := filepath.Join(s.Dir, record.LogsDir, "downstream.log")
+	t, err := hr.launch(c, addr, Spec{Name: roleDownstream, Argv: argv, Port: port, Ready: "/health", LogPath: logPath})
+	if err != nil {
+		return "", err
+	}
+	s.OnCleanup(func() { t.Stop() })
+	if err := waitReady(ctx, t, "/health", logPath, 30*time.Second); err != nil {
+		return "", err
+	}
+	return t.URL(), nil
+}
+
+// hostLauncher starts targets on the target host.
+type hostLauncher struct{ hr *hostRun }
+
+func (l hostLauncher) Launch(ctx context.Context, sp Spec) (Target, error) {
+	hr := l.hr
+	if cpus := hr.inv.Target.CPUs; cpus != "" {
+		sp.Argv = append([]string{"taskset", "-c", cpus}, sp.Argv...)
+	}
+	return hr.launch(hr.target, hr.address(hr.inv.Target, hr.target), sp)
+}
+
+func (hr *hostRun) launch(c *remote.Host, addr string, sp Spec) (Target, error) {
+	if len(sp.Argv) == 0 {
+		return nil, errors.New("empty command")
+	}
+	logf, err := os.OpenFile(sp.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("create target log: %w", err)
+	}
+	fmt.Fprintf(logf, "# threadlab: on host %s (%s): %s\n", c.Name, c.Hostname, strings.Join(sp.Argv, " "))
+	p, err := c.Start(remote.Spec{Argv: sp.Argv, Env: sp.Env, Stdout: logf, Stderr: logf, Grace: 10 * time.Second})
+	if err != nil {
+		logf.Close()
+		return nil, err
+	}
+	return &remoteTarget{spec: sp, addr: addr, host: c.Name, proc: p, log: logf}, nil
+}
+
+// remoteTarget is a program on another host.
+type remoteTarget struct {
+	spec Spec
+	addr string
+	host string
+	proc *remote.Proc
+	log  *os.File
+	once sync.Once
+}
+
+func (t *remoteTarget) URL() string {
+	return "http://" + net.JoinHostPort(t.addr, strconv.Itoa(t.spec.Port))
+}
+
+// Pid is 0: the process is on another host, and /proc here knows nothing of it.
+func (t *remoteTarget) Pid() int       { return 0 }
+func (t *remoteTarget) Argv() []string { return t.spec.Argv }
+func (t *remoteTarget) MetricsURL() string {
+	if t.spec.Metrics == "" {
+		return ""
+	}
+	return t.URL() + t.spec.Metrics
+}
+
+func (t *remoteTarget) Exited() error {
+	select {
+	case <-t.proc.Done():
+		if err := t.proc.Err(); err != nil {
+			return fmt.Errorf("target on %s exited: %w", t.host, err)
+		}
+		return fmt.Errorf("target on %s exited with status 0", t.host)
+	default:
+		return nil
+	}
+}
+
+func (t *remoteTarget) Stop() error {
+	t.once.Do(func() {
+		t.proc.Stop()
+		t.log.Close()
+	})
+	return nil
+}
+
+// drive runs one load plan on the load hosts' agents as one.
+func (hr *hostRun) drive(ctx context.Context, s *State, plan load.Plan) (*load.Result, error) {
+	if s.Opt.Drive == nil {
+		hr.warnOnce(s, "nodrive", "multi-host run without a fleet driver: the load ran on this machine (the controller), not on the inventory's load hosts")
+		return load.Run(ctx, plan)
+	}
+	var agents []Agent
+	var procs []*remote.Agent
+	closeAll := func() error {
+		var errs []error
+		for i, p := range procs {
+			if err := p.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("generator %s: %w", agents[i].Name, err))
+			}
+		}
+		return errors.Join(errs...)
+	}
+	for i, c := range hr.load {
+		argv := []string{c.Threadlab(), "load", "--agent"}
+		if cpus := hr.inv.Load[i].CPUs; cpus != "" {
+			argv = append([]string{"taskset", "-c", cpus}, argv...)
+		}
+		p, err := c.StartAgent(argv)
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		procs = append(procs, p)
+		agents = append(agents, Agent{Name: c.Name, Stdin: p.Stdin, Stdout: p.Stdout})
+	}
+	res, offs, err := s.Opt.Drive(ctx, agents, plan)
+	cerr := closeAll()
+	if err != nil {
+		if cerr != nil {
+			err = fmt.Errorf("%w\n%v", err, cerr)
+		}
+		return nil, err
+	}
+	if cerr != nil {
+		s.Warn("load generators: %v", cerr)
+	}
+	s.mu.Lock()
+	for _, o := range offs {
+		hr.rec.Offsets = append(hr.rec.Offsets, record.ClockOffset{Agent: o.Agent, OffsetMs: ms(o.Offset), RTTMs: ms(o.RTT)})
+	}
+	s.mu.Unlock()
+	return res, nil
+}
+
+// runLoad runs a load plan: here, or on the load hosts of a multi-host run.
+func (s *State) runLoad(ctx context.Context, plan load.Plan) (*load.Result, error) {
+	if s.hosts == nil {
+		return load.Run(ctx, plan)
+	}
+	return s.hosts.drive(ctx, s, plan)
+}
+
+// targetPort is a free port for the next target: on this machine, or on
+// the target host.
+func (s *State) targetPort(ctx context.Context) (int, error) {
+	if s.hosts == nil {
+		return FreePort()
+	}
+	return s.hosts.targetPort(ctx)
+}
+
+// pinningText says where each role runs: the inventory's CPU sets replace
+// the manifest's pinning, which is about sharing one machine.
+func (hr *hostRun) pinningText() string {
+	var parts []string
+	for _, h := range hr.inv.All() {
+		cpus := "all CPUs"
+		if h.CPUs != "" {
+			cpus = "CPUs " + h.CPUs
+		}
+		parts = append(parts, h.Name()+": "+cpus)
+	}
+	return "per host (" + hr.inv.File + "): " + strings.Join(parts, "; ")
+}
+
+// noise is the host noise of a trial window on a multi-host run: not
+// measured. This machine only directs, so its own CPU says nothing about
+// the target host (and where the hosts share it, as network namespaces do,
+// their work would count as noise); the gate and the window check wait for
+// a sampler on the target host. Said once, in the warnings.
+func (hr *hostRun) noise(s *State) (outside, steal float64) {
+	hr.warnOnce(s, "noise", "multi-host run: host noise (noise.max_outside_pct, noise.max_steal_pct, cooldown.max_busy_pct) is not measured on the target host; this machine's own CPU does not stand in for it")
+	return 0, 0
+}
