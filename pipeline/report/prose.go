@@ -491,13 +491,16 @@ func claimSentence(x record.Verdict, seed seedFigure) string {
 	return s
 }
 
-// measured is a verdict's figures: ratio, its 95% CI and p.
+// measured is a verdict's figures: ratio, its interval and p. The
+// interval is two-sided at 1 - 2 x the test's one-sided level (90% at
+// 0.05), each end a one-sided bound at that level: the verdict's own
+// coverage (ciLabel), not the summary tables' 95%.
 func measured(x record.Verdict) string {
 	var nums []string
 	if x.Ratio != 0 {
 		r := "measured ratio " + num(x.Ratio)
 		if x.Low != 0 || x.High != 0 {
-			r += ", 95% CI " + num(x.Low) + "–" + num(x.High)
+			r += ", " + ciLabel(x) + " " + num(x.Low) + "–" + num(x.High)
 		}
 		nums = append(nums, r)
 	}
