@@ -54,7 +54,7 @@ bench-loadgen: ## our load generator vs wrk vs a net/http client, side by side, 
 
 .PHONY: fuzz
 FUZZTIME  ?= 30s
-fuzz: ## run each fuzz target for FUZZTIME (30s); a crasher is saved under testdata/fuzz: fix it, keep it
+fuzz: ## run each fuzz target for FUZZTIME (30s, or a count such as 50000x); a crasher is saved under testdata/fuzz: fix it, keep it
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./pipeline/load
 	$(GO) test -run '^$$' -fuzz '^FuzzRequest$$' -fuzztime $(FUZZTIME) ./pipeline/load
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./experiments
