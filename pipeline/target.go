@@ -36,6 +36,10 @@ type Spec struct {
 	Ready   string // readiness path
 	Metrics string // metrics path or ""
 	LogPath string
+	// ActuatorPort is the port of the target's own management server
+	// (Spring's management.server.port), where the readiness and metrics
+	// paths under /actuator answer; 0 means the app's port.
+	ActuatorPort int
 }
 
 // Launcher starts targets. The default runs commands; tests use in-process servers.
@@ -95,7 +99,25 @@ func (p *process) MetricsURL() string {
 	if p.spec.Metrics == "" {
 		return ""
 	}
-	return p.URL() + p.spec.Metrics
+	return p.ActuatorURL() + p.spec.Metrics
+}
+
+// ActuatorURL is the base URL of the target's /actuator paths: its
+// management server when it has its own port, else the app's.
+func (p *process) ActuatorURL() string {
+	if p.spec.ActuatorPort > 0 {
+		return "http://127.0.0.1:" + strconv.Itoa(p.spec.ActuatorPort)
+	}
+	return p.URL()
+}
+
+// readyURL is where a target's readiness path answers: /actuator paths on
+// the target's management server when it has one.
+func readyURL(t Target, ready string) string {
+	if a, ok := t.(interface{ ActuatorURL() string }); ok && strings.HasPrefix(ready, "/actuator") {
+		return a.ActuatorURL() + ready
+	}
+	return t.URL() + ready
 }
 
 func (p *process) Exited() error {
@@ -125,7 +147,7 @@ func (p *process) Stop() error {
 func waitReady(ctx context.Context, t Target, ready, logPath string, timeout time.Duration) error {
 	client := &http.Client{Timeout: 2 * time.Second}
 	deadline := time.Now().Add(timeout)
-	url := t.URL() + ready
+	url := readyURL(t, ready)
 	for {
 		if err := t.Exited(); err != nil {
 			return fmt.Errorf("%v before it was ready; last lines of %s:\n%s", err, logPath, tail(logPath, 15))

@@ -414,6 +414,31 @@ func logName(j Job, seq, fork int) string {
 	return filepath.Join(record.LogsDir, fmt.Sprintf("%03d-%s%s-f%d.log", seq, j.Cell.Variant.Name, p, fork))
 }
 
+// actuatorPort gives a Spring target's actuator its own management server
+// on a free loopback port (management.server.port, set in props unless the
+// manifest set it), and returns that port. threadlab scrapes
+// /actuator/prometheus every second and polls /actuator/health: on the
+// app's port those requests queue behind the load in the app's own thread
+// pool, so a saturated target (10 Tomcat threads, 100 users) timed out
+// every scrape and lost the JVM columns of every trial. The management
+// server has its own connector and threads, as production deployments
+// give their probes; the app's pool serves only the load.
+func actuatorPort(props map[string]string) (int, error) {
+	if v, ok := props["management.server.port"]; ok {
+		p, err := strconv.Atoi(v)
+		if err != nil || p <= 0 {
+			return 0, nil // the manifest's own choice (e.g. -1: no actuator over HTTP): the app's port stays the base
+		}
+		return p, nil
+	}
+	p, err := FreePort()
+	if err != nil {
+		return 0, err
+	}
+	props["management.server.port"] = strconv.Itoa(p)
+	return p, nil
+}
+
 // launch starts the target of a fork and waits until it is ready.
 func (s *State) launch(ctx context.Context, j Job, seq, fork int) (Target, error) {
 	m, v := s.M, j.Cell.Variant
@@ -422,6 +447,7 @@ func (s *State) launch(ctx context.Context, j Job, seq, fork int) (Target, error
 		return nil, err
 	}
 	var argv []string
+	actuator := 0
 	if v.Target != "" {
 		jar, extra := s.startOf(v.Name, v.Target)
 		jh, props := s.javaHome(v.Name), Properties(m, j.Cell, s.ServiceProps)
@@ -429,6 +455,8 @@ func (s *State) launch(ctx context.Context, j Job, seq, fork int) (Target, error
 			if jh, jar, extra, err = s.hosts.javaTarget(ctx, s, v, jar, extra, props); err != nil {
 				return nil, fmt.Errorf("%w: %s: %v", errStartup, v.Name, err)
 			}
+		} else if actuator, err = actuatorPort(props); err != nil {
+			return nil, err
 		}
 		argv = targets.Command(jh, jar, port, props, slices.Concat(v.JVM, extra))
 	} else {
@@ -455,7 +483,7 @@ func (s *State) launch(ctx context.Context, j Job, seq, fork int) (Target, error
 	}
 	envs = append(envs, s.ServiceEnv...) // secrets such as the database password: not on the command line
 	logPath := filepath.Join(s.Dir, logName(j, seq, fork))
-	t, err := s.Opt.Launcher.Launch(ctx, Spec{Name: v.Name, Argv: argv, Env: envs, Port: port, Ready: v.Ready, Metrics: v.Metrics, LogPath: logPath})
+	t, err := s.Opt.Launcher.Launch(ctx, Spec{Name: v.Name, Argv: argv, Env: envs, Port: port, Ready: v.Ready, Metrics: v.Metrics, LogPath: logPath, ActuatorPort: actuator})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", errStartup, v.Name, err)
 	}
