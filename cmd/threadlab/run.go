@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/threadlab/threadlab/env/hosts"
@@ -37,6 +38,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if help, err := parseFlags(fs, args, stderr); help || err != nil {
 		return err
 	}
+	*reportsDir = reportsBeside(fs, *dataDir, *reportsDir)
 	var m *experiments.Manifest
 	switch {
 	case *resume != "" && fs.NArg() == 0:
@@ -135,4 +137,18 @@ func reproduce(m *experiments.Manifest, profile, resume string) string {
 		return "make experiment EXP=" + name
 	}
 	return "make experiment EXP=" + name + " PROFILE=" + profile
+}
+
+// reportsBeside keeps a scratch run's pages with its data: given --data but
+// not --reports, the site goes to a "reports" folder beside the data folder
+// (as data/ and reports/ sit side by side in the repository), so
+// `run --data /tmp/x/data` never writes pages into the repository's
+// published reports/ for data that is not there.
+func reportsBeside(fs *flag.FlagSet, data, reports string) string {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["data"] && !set["reports"] {
+		return filepath.Join(filepath.Dir(filepath.Clean(data)), "reports")
+	}
+	return reports
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -233,5 +234,32 @@ iterations: 2
 	}
 	if code := run(context.Background(), []string{"run", "--dry-run", "--resume", filepath.Join(data, "x")}, &out, &errb); code != 2 {
 		t.Errorf("--dry-run with --resume: exit %d, want 2 (a usage error)", code)
+	}
+}
+
+// TestReportsBeside: a run given --data alone writes its pages beside that
+// data, never into the repository's published reports/.
+func TestReportsBeside(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+		why  string
+	}{
+		{nil, "reports", "no flags: the repository's data/ and reports/"},
+		{[]string{"--data", "/tmp/x/data"}, "/tmp/x/reports", "a scratch run's pages go beside its data"},
+		{[]string{"--data", "/tmp/x/data/"}, "/tmp/x/reports", "a trailing slash names the same folder"},
+		{[]string{"--data", "/tmp/x/data", "--reports", "/srv/site"}, "/srv/site", "an explicit --reports wins"},
+		{[]string{"--reports", "/srv/site"}, "/srv/site", "--reports alone is taken as given"},
+	}
+	for _, tt := range tests {
+		fs := flag.NewFlagSet("run", flag.ContinueOnError)
+		data := fs.String("data", "data", "")
+		reports := fs.String("reports", "reports", "")
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		if got := reportsBeside(fs, *data, *reports); got != tt.want {
+			t.Errorf("%v: reports %q, want %q (%s)", tt.args, got, tt.want, tt.why)
+		}
 	}
 }
