@@ -237,4 +237,3 @@ func msg(format string, a ...any) *string {
 	s := fmt.Sprintf(format, a...)
 	return &s
 }
-
