@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -50,7 +51,7 @@ func seedRows(latest map[string]indexRun, reportsDir string) ([]seedRow, error) 
 			row.Heading = heading
 			for _, w := range seeds.Writeups {
 				if w.ID == heading {
-					row.Heading += ": " + w.Topic
+					row.Heading += ": " + w.Title + " (" + w.Topic + ")"
 				}
 			}
 		}
@@ -83,6 +84,9 @@ func seedVerdictOf(ref string, latest map[string]indexRun, reportsDir string) se
 			continue
 		}
 		sv.Status, sv.StatusText = orDash(v.Status), statusText(v.Status)
+		if v.DesignFact != "" {
+			sv.StatusText += " (design fact, not evidence)"
+		}
 		switch {
 		case v.Status == stats.NotApplicable:
 			sv.Figure = strings.TrimRight(v.Reason, ".")
@@ -124,4 +128,27 @@ func codeParts(s string) []textPart {
 		}
 	}
 	return out
+}
+
+// supportedCount is the index's tally of the latest runs' verdicts: the
+// supported claims that count as evidence, and the design facts (claims
+// that cannot fail by construction), which it leaves out.
+func supportedCount(latest map[string]indexRun) string {
+	var supported, claims, facts int
+	for _, ir := range latest {
+		for _, v := range ir.verdicts {
+			if v.DesignFact != "" {
+				facts++
+				continue
+			}
+			claims++
+			if v.Status == "supported" {
+				supported++
+			}
+		}
+	}
+	if claims+facts == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d claims supported in the latest runs; %d design facts (checks of the setup that cannot fail) shown but not counted.", supported, claims, facts)
 }

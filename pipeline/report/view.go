@@ -112,6 +112,20 @@ type verdictRow struct {
 	Decision                   *record.Decision
 }
 
+// manifestNotes is what the manifest says of a verdict beside the seed's
+// figure: a design fact (shown, not counted as evidence) and, for a
+// contradicted or smaller-here result, why it differs (record.Differs).
+func manifestNotes(x record.Verdict) string {
+	var s string
+	if x.DesignFact != "" {
+		s += " Design fact, not counted as evidence: " + strings.TrimRight(x.DesignFact, ".") + "."
+	}
+	if d := x.Differs; d != nil {
+		s += " Why it may differ from the seed (" + d.Cause + "): " + strings.TrimRight(d.Why, ".") + "."
+	}
+	return s
+}
+
 // ciLabel names a verdict's interval: 1 - 2 x its one-sided level (90% for
 // the calibrated rules' 5% tests); runs decided before levels were
 // recorded used 95% intervals.
@@ -385,7 +399,7 @@ func (v *runView) verdicts() error {
 		}
 		row.Numbers = strings.Join(nums, ", ")
 		if sf, ok := v.seeds[x.ID]; ok {
-			row.Seed = "The write-up's figure: " + num(sf.Value)
+			row.Seed = "The write-up's figure: " + seedNum(sf.Value)
 			if sf.From != "" {
 				row.Seed += " (" + strings.TrimRight(sf.From, ".") + ")"
 			}
@@ -393,6 +407,7 @@ func (v *runView) verdicts() error {
 				row.Seed += "; size: " + m
 			}
 		}
+		row.Seed += manifestNotes(x)
 		v.Verdicts = append(v.Verdicts, row)
 	}
 	v.recorded = vs
