@@ -1,0 +1,31 @@
+package report
+
+import (
+	"testing"
+
+	"github.com/threadlab/threadlab/pipeline/record"
+)
+
+// TestSupportedCount: the index's tally leaves design facts out of the
+// supported claims, whatever their verdict, and says how many it left out.
+func TestSupportedCount(t *testing.T) {
+	latest := map[string]indexRun{
+		"io-bound": {verdicts: []record.Verdict{
+			{ID: "a", Status: "supported"},
+			{ID: "b", Status: "contradicted"},
+			{ID: "capped", Status: "supported", DesignFact: "200 threads"},
+		}},
+		"cpu-bound": {verdicts: []record.Verdict{
+			{ID: "c", Status: "inconclusive"},
+			{ID: "loops", Status: "supported", DesignFact: "4 event loops"},
+		}},
+	}
+	// 1 supported (a) of 3 counted (a, b, c); 2 design facts left out.
+	want := "1 of 3 claims supported in the latest runs; 2 design facts (checks of the setup that cannot fail) shown but not counted."
+	if got := supportedCount(latest); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if got := supportedCount(map[string]indexRun{}); got != "" {
+		t.Errorf("no runs: got %q, want nothing", got)
+	}
+}
