@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/threadlab/threadlab/experiments/seeds"
@@ -151,4 +152,30 @@ func supportedCount(latest map[string]indexRun) string {
 		return ""
 	}
 	return fmt.Sprintf("%d of %d claims supported in the latest runs; %d design facts (checks of the setup that cannot fail) shown but not counted.", supported, claims, facts)
+}
+
+// seedSegment finds the write-up ids a source or seed passage names:
+// "000: ..." at its start or after "; ".
+var seedSegment = regexp.MustCompile(`(?:^|; )(\d{3}): `)
+
+// seedTitles lists every write-up a run draws on, by title: the
+// manifest's source and each claim's seed passage, in id order.
+func seedTitles(source string, figs map[string]seedFigure) []string {
+	ids := map[string]bool{}
+	add := func(s string) {
+		for _, m := range seedSegment.FindAllStringSubmatch(s, -1) {
+			ids[m[1]] = true
+		}
+	}
+	add(source)
+	for _, f := range figs {
+		add(f.From)
+	}
+	var out []string
+	for _, w := range seeds.Writeups {
+		if ids[w.ID] {
+			out = append(out, w.ID+": "+w.Title)
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/threadlab/threadlab/pipeline/record"
@@ -27,5 +28,23 @@ func TestSupportedCount(t *testing.T) {
 	}
 	if got := supportedCount(map[string]indexRun{}); got != "" {
 		t.Errorf("no runs: got %q, want nothing", got)
+	}
+}
+
+// TestSeedTitles: a run cites every write-up its claims draw on, by title,
+// not only the manifest's source (io-bound carries seed 003's claims too).
+func TestSeedTitles(t *testing.T) {
+	figs := map[string]seedFigure{
+		"a": {From: "000: platform wall=1325ms; 003: runs took between 1.6 and 2.6 s"},
+		"b": {From: "003: \"server threads used: 200\""},
+		"c": {From: "no write-up named here"},
+	}
+	got := seedTitles("000: Virtual Threads vs WebFlux vs Platform Threads on Spring Boot 4.1", figs)
+	want := []string{
+		"000: Virtual Threads vs WebFlux vs Platform Threads on Spring Boot 4.1: Benchmarks and a Decision Framework",
+		"003: Virtual Threads vs WebFlux: Which to Choose in 2026",
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }

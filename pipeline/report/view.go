@@ -31,6 +31,7 @@ type runView struct {
 	ID         string
 	Question   string
 	Source     string
+	SeedTitles []string // every write-up the run's claims draw on, "000: title" (seeds.go)
 	Notes      string
 	State      string
 	Banner     string // non-empty for runs that did not complete
@@ -249,6 +250,7 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 
 	mi := readMethod(r.Manifest)
 	v.seeds = mi.seeds() // before the verdicts, which show the seed's figure beside ours
+	v.SeedTitles = seedTitles(v.Source, v.seeds)
 	if err := v.verdicts(); err != nil {
 		return nil, err
 	}
