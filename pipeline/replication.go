@@ -111,13 +111,18 @@ func DecideByClaims(s *State, look, maxLooks int) (map[CellID]bool, error) {
 	for _, c := range Cells(s.M) {
 		decided[c.ID()] = len(s.M.Claims) > 0
 	}
-	cells = steadyOnly(cells, s.M.Primary())
+	series, err := record.ReadCSV[record.Sample](s.Dir, record.SeriesFile)
+	if err != nil {
+		return nil, err
+	}
+	cells, info := steadyOnly(s.M, cells, series)
 	for _, c := range s.M.Claims {
 		sc := claimCells(s.M, c, cells)
 		o := stats.Options{Seed: s.M.Seed, Version: Version(),
 			Sequential: stats.TrialLooks(replicates(sc), s.M.Forks.Min, s.M.Forks.Max)}
 		v := stats.EvaluateWith(c.ID, c.Says, c.Check, sc, o)
-		capByForks(&v, c.Check, sc) // the same rule as the claims stage: no decision below MinForks
+		notSteady(&v, c.Check, info, claimGroup(s.M, c)) // the same rules as the claims stage
+		capByForks(&v, c.Check, sc)                      // no decision below MinForks
 		if stats.Decided(v) {
 			continue
 		}

@@ -31,7 +31,7 @@ type methodInfo struct {
 	Load struct {
 		loadGroup `yaml:",inline"`
 		Groups    []loadGroup `yaml:"groups"`
-		Warmup    string      `yaml:"warmup"`
+		Warmup    warmupText  `yaml:"warmup"`
 	} `yaml:"load"`
 	CoolDown struct {
 		MaxBusyPct float64 `yaml:"max_busy_pct"`
@@ -245,7 +245,7 @@ func (v *runView) trialDesign(mi *methodInfo) string {
 	}
 	warm := "no warm-up"
 	if mi.Load.Warmup != "" {
-		warm = "a warm-up of " + mi.Load.Warmup + " of the same load before each trial, excluded from every statistic (warmup.csv)"
+		warm = mi.Load.Warmup.phrase() + " of the same load before each trial, excluded from every statistic (warmup.csv)"
 	}
 	return fmt.Sprintf("Design: %d trials per cell (%d recorded in this run), %s; %s. Order %s.", trials, len(v.run.Trials), fresh, warm, order)
 }
@@ -265,7 +265,7 @@ func (v *runView) design(mi *methodInfo) string {
 	var within []string
 	within = append(within, "a fresh "+what+" per fork")
 	if mi.Load.Warmup != "" {
-		within = append(within, "a warm-up of "+mi.Load.Warmup+" of the same load before its first iteration, excluded from every statistic (warmup.csv)")
+		within = append(within, mi.Load.Warmup.phrase()+" of the same load before its first iteration, excluded from every statistic (warmup.csv)")
 	} else {
 		within = append(within, "no warm-up")
 	}
