@@ -38,7 +38,7 @@ const (
 	// DefaultWarmupRound is one warm-up round of a timed load (closed,
 	// open, ramp): long enough for a per-second rate to mean something,
 	// short enough that the rule can stop within a few seconds of steady.
-	DefaultWarmupRound = 2 * time.Second
+	DefaultWarmupRound = time.Second
 )
 
 // Warmup is the warm-up before a fork's measured iterations: fixed

@@ -91,6 +91,17 @@ func EstimateRun(m *experiments.Manifest, dataDir string) (Estimate, error) {
 			e.From = dir + " (another profile: its start and stop costs; warm-up and windows from the manifest)"
 		}
 	}
+	// The pause between iterations is a setting of this manifest, not a
+	// cost the earlier run measured.
+	e.Costs.PauseS = manifestCosts.PauseS
+	// A window the manifest has since lengthened takes at least its new
+	// duration.
+	e.Costs.WindowS = max(e.Costs.WindowS, manifestCosts.WindowS)
+	if m.Load.Warmup.Steady() {
+		// An earlier run's warm-up may have been a fixed one: an until-steady
+		// warm-up runs at least the rule's rounds and min.
+		e.Costs.WarmupS = max(e.Costs.WarmupS, manifestCosts.WarmupS)
+	}
 	cells := float64(len(e.Cells))
 	e.WallS = e.Costs.FixedS + cells*float64(m.Forks.Min)*e.Costs.Fork(e.Iterations)
 	e.MaxWallS = e.Costs.FixedS + cells*float64(m.Forks.Max)*e.Costs.Fork(e.Iterations)
