@@ -154,7 +154,7 @@ func (sel selection) fork(k record.CellKey, ts []record.Trial, f int, pos []int)
 		return sf
 	}
 	res := steady.Classify(xs, steady.Options{HigherIsBetter: higher})
-	sf.Class, sf.SteadyPoint = string(res.Class), res.SteadyFrom
+	sf.Class, sf.SteadyPoint, sf.Values = string(res.Class), res.SteadyFrom, xs
 	if res.SteadyFrom < 0 {
 		sf.Dropped, sf.SteadyFrom, sf.Excluded = true, -1, len(pos)
 		return sf

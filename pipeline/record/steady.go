@@ -80,6 +80,9 @@ type SteadyFork struct {
 	// among them of the first steady one (-1: none).
 	Points      int `json:"points,omitempty"`
 	SteadyPoint int `json:"steady_point"`
+	// Values are the points classified, in order (the report draws them
+	// with the steady start marked); absent when not classified.
+	Values []float64 `json:"values,omitempty"`
 	// Dropped: the fork never reached a steady state and is left out of
 	// the cell (named in the cell's ExcludedForks).
 	Dropped bool `json:"dropped,omitempty"`

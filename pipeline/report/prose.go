@@ -339,7 +339,7 @@ func wallClock(w *record.WallClock) string {
 	if w == nil || w.Wall <= 0 {
 		return ""
 	}
-	s := fmt.Sprintf("Wall time: %.0f s, of which %.0f s measured load (%.0f%%)", w.Wall, w.Measured, 100*w.Measured/w.Wall)
+	s := fmt.Sprintf("Wall time: %.0f s, of which %.0f s measured load (%.0f%%; dead time %.0f%%)", w.Wall, w.Measured, 100*w.Measured/w.Wall, 100-100*w.Measured/w.Wall)
 	var parts []string
 	for _, b := range []string{"starts", "warm-ups", "cool-downs", "stops", "build", "setup", "finishing", "other"} {
 		if x := w.Stages[b]; x >= 0.005*w.Wall {
