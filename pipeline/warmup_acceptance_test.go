@@ -160,3 +160,53 @@ func TestWarmupOutlastsFixed(t *testing.T) {
 		}
 	})
 }
+
+// TestMeasureColdRun: a variant with measure: cold gets no warm-up rounds
+// and keeps its slow first iterations (its start is the measurement),
+// while the other variant of the same run is warmed up until steady.
+func TestMeasureColdRun(t *testing.T) {
+	src := strings.Replace(warmingManifest, "WARMUP", "{min: 1ms, max: 5s, until: steady}", 1)
+	src = strings.Replace(src, `late: {command: [warming, "{port}"], ready: /health}`, `late: {command: [warming, "{port}"], ready: /health, measure: cold}`, 1)
+	src = strings.Replace(src, "forks: 4", "forks: 1", 1)
+	m, err := experiments.Parse("warming.yaml", []byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := opts(t, warming{slow: map[string]int64{"late": 24, "early": 4}})
+	o.NoReport = true
+	s, err := Run(context.Background(), m, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, err := record.ReadCSV[record.Trial](s.Dir, record.WarmupFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounds := map[string]int{}
+	for _, w := range warm {
+		rounds[w.Variant]++
+	}
+	if rounds["late"] != 0 || rounds["early"] < 8 {
+		t.Errorf("warm-up rounds %v: want none for the cold variant and at least the rule's 8 for the other", rounds)
+	}
+	st, _, err := record.ReadSteady(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range st.Cells {
+		if c.Variant == "late" && (!c.Cold || c.Excluded != 0 || len(c.Forks) != 1 || c.Forks[0].Basis != "cold") {
+			t.Errorf("cold cell %+v: want marked cold with nothing excluded", c)
+		}
+	}
+	summary, err := record.ReadCSV[record.Summary](s.Dir, record.SummaryFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range summary {
+		// 5 of the cold variant's 10 bursts took 150 ms and 5 took 40: its
+		// median keeps the start, far above the warm variant's 40-odd ms.
+		if x.Variant == "late" && x.Metric == "wall_ms" && x.Median < 80 {
+			t.Errorf("cold variant's median wall_ms %.1f: its slow start was dropped", x.Median)
+		}
+	}
+}
