@@ -161,6 +161,9 @@ func (m *Manifest) lintWarmup(warn func(string, string, ...any)) {
 	case w.Max < 2*w.Min:
 		warn("load.warmup.max", "%s leaves little room above min %s: a fork that needs longer is measured unsteady and excluded (raise max)", w.Max, w.Min)
 	}
+	if g := m.Measured(); g != nil && g.Model == "ramp" {
+		return // a ramp changes its load by design: there is no steady state to classify
+	}
 	if n := m.pointsPerFork(); n < MinSteadyPoints && m.Profile != "smoke" {
 		warn("iterations", "each fork gives %d point(s) to classify its steady state on; %d or more are needed (Barrett et al.'s classes carry no information below that): raise iterations for bursts, or the measured window for timed loads", n, MinSteadyPoints)
 	}
@@ -171,15 +174,14 @@ func (m *Manifest) lintWarmup(warn func(string, string, ...any)) {
 const MinSteadyPoints = 10
 
 // pointsPerFork is how many points the steady selection classifies a fork
-// on: its iterations for bursts, its measured seconds for timed loads.
+// on: its iterations for bursts, else the larger of that and its
+// measured seconds, each window's first and last second left out (the
+// pipeline's selection does the same: they are partial).
 func (m *Manifest) pointsPerFork() int {
 	g := m.Measured()
 	if g == nil || g.Model == "burst" {
 		return m.Iterations
 	}
-	secs := int(g.Duration / time.Second)
-	for _, s := range g.Stages {
-		secs += int(s.Duration / time.Second)
-	}
+	secs := int(g.Duration/time.Second) - 2
 	return max(m.Iterations, m.Iterations*secs)
 }
