@@ -137,8 +137,8 @@ func (r Result) Excluded() int {
 
 // Classify finds the changepoints of x and classifies it. NaN values are
 // the caller's to remove (a failed iteration has no value, not a zero).
-// Series shorter than MinPoints are classified all the same; the caller
-// decides whether so few points mean anything (the pipeline asks for 10).
+// Short series are classified all the same; the caller decides whether so
+// few points mean anything (the pipeline asks for 10).
 func Classify(x []float64, o Options) Result {
 	o = o.withDefaults()
 	n := len(x)
@@ -209,11 +209,24 @@ func segment(x []float64, start, end int) Segment {
 // medians too). A one-point segment after the first is an outlier (a
 // neighbour's time slice, a GC), not a level: it joins the segment before
 // it. Only the first segment may be one point long: one slow first
-// iteration is the commonest warm-up left over.
+// iteration is the commonest warm-up left over. A short segment between
+// two at the same level is an excursion and joins them.
 func merge(x []float64, segs []Segment, tol, noise float64) []Segment {
 	for i := 1; i < len(segs); {
 		if segs[i].Len() == 1 {
 			segs = slices.Replace(segs, i-1, i+1, segment(x, segs[i-1].Start, segs[i].End))
+			continue
+		}
+		i++
+	}
+	// A short excursion between two segments at one level (two slow
+	// bursts while a neighbour ran) is that level, interrupted: the three
+	// become one. Short: at most 2 points or a tenth of the series.
+	short := max(2, len(x)/10)
+	for i := 1; i+1 < len(segs); {
+		if segs[i].Len() <= short && same(segs[i-1].Median, segs[i+1].Median, tol, noise) {
+			segs = slices.Replace(segs, i-1, i+2, segment(x, segs[i-1].Start, segs[i+1].End))
+			i = max(i-1, 1)
 			continue
 		}
 		i++
