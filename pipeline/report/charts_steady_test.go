@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/threadlab/threadlab/pipeline/record"
+	"gopkg.in/yaml.v3"
 )
 
 // TestForkCharts: one chart per measured cell, one line per classified
@@ -65,6 +66,26 @@ func TestWarmupSummary(t *testing.T) {
 	for _, tt := range tests {
 		if got := warmupSummary(record.SteadyCell{Forks: tt.forks}); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.why, got, tt.want)
+		}
+	}
+}
+
+// TestWarmupText: the Method sentence reads both forms of load.warmup
+// from manifest.yaml.
+func TestWarmupText(t *testing.T) {
+	tests := []struct{ yaml, want string }{
+		{"warmup: 10s", "a warm-up of 10s"},
+		{"warmup: {min: 5s, max: 1m0s, until: steady}", "a warm-up until each fork was steady, 5s to 1m0s (each fork's length and why it stopped are in steady.json)"},
+	}
+	for _, tt := range tests {
+		var m struct {
+			Warmup warmupText `yaml:"warmup"`
+		}
+		if err := yaml.Unmarshal([]byte(tt.yaml), &m); err != nil {
+			t.Fatalf("%s: %v", tt.yaml, err)
+		}
+		if got := m.Warmup.phrase(); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.yaml, got, tt.want)
 		}
 	}
 }
