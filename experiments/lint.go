@@ -27,9 +27,7 @@ func Lint(m *Manifest) []Warning {
 		ws = append(ws, Warning{File: m.File, Field: field, Msg: fmt.Sprintf(format, a...)})
 	}
 	m.lintReplication(warn)
-	if m.Load.Warmup <= 0 {
-		warn("load.warmup", "no warm-up: the first requests run in the interpreter and C1 (seed 000's JIT warm-up bug); add warmup: 10s")
-	}
+	m.lintWarmup(warn)
 	if g := m.Measured(); g != nil {
 		m.lintUnderload(g, warn)
 		m.lintBackground(g, warn)

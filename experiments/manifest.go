@@ -106,6 +106,10 @@ type Variant struct {
 	// skipped with its reason and the claims reading it are not applicable
 	// here (pipeline/jdk.go).
 	JDK int `yaml:"jdk,omitempty"`
+	// Measure is "" (steady state, the default) or "cold": the start itself
+	// is measured, with no warm-up and no steady-state selection
+	// (warmup.go; aot-cache's start-up arm).
+	Measure string `yaml:"measure,omitempty"`
 }
 
 // Variants keeps manifest order, which is the order of every table and chart.
@@ -167,8 +171,9 @@ type LoadSpec struct {
 	// Measure names the group whose numbers answer the question (default: the only or first group).
 	Measure string `yaml:"measure,omitempty"`
 	// Warmup is untimed load through the identical code path before each
-	// trial's measurement (seed 000's JIT bug); bursts repeat until it has passed.
-	Warmup time.Duration `yaml:"warmup,omitempty"`
+	// fork's measurement (seed 000's JIT bug): a duration (bursts repeat
+	// until it has passed), or {min, max, until: steady} (warmup.go).
+	Warmup Warmup `yaml:"warmup,omitempty"`
 }
 
 // Startup bounds how long a target may take to become ready.

@@ -28,6 +28,7 @@ var Metrics = metric.Claimable()
 func (m *Manifest) Normalize() {
 	m.normalizeReplication()
 	m.normalizeAOT()
+	m.Load.Warmup.normalize()
 	if m.Order == "" {
 		m.Order = "interleaved"
 	}

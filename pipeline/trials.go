@@ -497,44 +497,6 @@ func (s *State) launch(ctx context.Context, j Job, seq, fork int) (Target, error
 	return t, nil
 }
 
-// warmup sends the trial's own load, untimed, until the manifest's warm-up
-// has passed (at least once): the JIT compiles the identical code path the
-// trial measures (seed 000's warm-up bug). Warm-up numbers go to warmup.csv.
-func (s *State) warmup(ctx context.Context, j Job, seq, fork int, plan load.Plan) error {
-	w := s.M.Load.Warmup
-	if w <= 0 {
-		return nil
-	}
-	p := plan
-	p.Groups = slices.Clone(plan.Groups)
-	timed := false
-	for i := range p.Groups {
-		if p.Groups[i].Model != load.Burst {
-			p.Groups[i].Duration = w
-			p.Groups[i].Start = 0
-			timed = true
-		}
-	}
-	deadline := time.Now().Add(w)
-	for round := 1; ; round++ {
-		res, err := s.runLoad(ctx, p)
-		if err != nil {
-			return fmt.Errorf("warm-up: %w", err)
-		}
-		rows := trialRows(s, j, seq, now(), res, nil, []string{fmt.Sprintf("warm-up round %d", round)})
-		for i := range rows {
-			rows[i].Valid = false
-			rows[i].Fork = fork
-		}
-		if err := record.AppendCSV(s.Dir, record.WarmupFile, rows); err != nil {
-			return err
-		}
-		if timed || time.Now().After(deadline) || ctx.Err() != nil {
-			return ctx.Err()
-		}
-	}
-}
-
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // trialRows turns a load result and the server samples into trials.csv rows.

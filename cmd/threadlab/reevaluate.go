@@ -68,6 +68,9 @@ func reevaluateRun(dir, claimsFrom string, stdout io.Writer) error {
 	if host.Columns, err = pipeline.TrialColumns(dir); err != nil {
 		return err
 	}
+	if host.Series, err = record.ReadCSV[record.Sample](dir, record.SeriesFile); err != nil {
+		return err
+	}
 	now := pipeline.EvaluateClaims(m, r.Trials, stats.Options{Seed: m.Seed, Version: version}, host)
 	changed := 0
 	for i := range now {
