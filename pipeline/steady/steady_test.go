@@ -61,6 +61,8 @@ func TestClassify(t *testing.T) {
 			x: concat(gauss(r, 30, 100, 3), gauss(r, 5, 200, 3)), class: NoSteadyState, from: -1},
 		{name: "within tolerance", why: "a 2% shift is one level at the default 5% tolerance",
 			x: concat(gauss(r, 30, 100, 0.2), gauss(r, 30, 102, 0.2)), class: Flat, from: 0},
+		{name: "noisy warm-up, quiet level", why: "a loaded host's warm-up at ~180 ms swinging ±50 beside a steady ~45 ms: one scale in log units (in ms the warm-up's swings hid the 3.5x shift)",
+			x: []float64{152.8, 177.8, 151.5, 260.1, 168.0, 41.0, 105.2, 41.4, 40.9, 42.3}, class: Warmup, from: 5},
 		{name: "variance change only", why: "same mean, noisier second half: merged into one level",
 			x: concat(gauss(r, 30, 100, 0.5), gauss(r, 30, 100, 4)), class: Flat, from: 0},
 		{name: "constant", why: "identical values: no variance, no changepoint",
