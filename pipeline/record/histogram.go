@@ -142,7 +142,10 @@ func ReadHistogramLog(path string) (*HistogramLog, error) {
 // whose tag keep accepts (nil keeps all): a report that needs each group's
 // whole-trial histogram need not decode a histogram per second.
 func ReadHistogramLogTags(path string, keep func(tag string) bool) (*HistogramLog, error) {
-	f, err := os.Open(path)
+	if err := CheckDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
