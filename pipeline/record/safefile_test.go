@@ -145,3 +145,45 @@ func TestReadCSVTorn(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckRunID(t *testing.T) {
+	for _, c := range []struct {
+		id string
+		ok bool
+	}{
+		{"20260301T101500Z", true},
+		{"20260301T101500Z-2", true},
+		{"pool_try.2", true},
+		{"a/../../escaped", false}, // would write outside data/<exp>/
+		{"..", false},
+		{"a..b", false},
+		{".hidden", false},
+		{"-flag", false},
+		{`a\b`, false},
+		{"", false},
+		{strings.Repeat("x", 101), false},
+	} {
+		if err := CheckRunID(c.id); (err == nil) != c.ok {
+			t.Errorf("CheckRunID(%q) = %v, want ok=%v", c.id, err, c.ok)
+		}
+	}
+}
+
+// TestLock: a second Lock of a locked run directory fails naming the
+// holder; after release it succeeds.
+func TestLock(t *testing.T) {
+	dir := t.TempDir()
+	release, err := Lock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Lock(dir); err == nil || !strings.Contains(err.Error(), "in use by another threadlab (pid ") {
+		t.Fatalf("second Lock: %v", err)
+	}
+	release()
+	release2, err := Lock(dir)
+	if err != nil {
+		t.Fatalf("Lock after release: %v", err)
+	}
+	release2()
+}
