@@ -46,12 +46,16 @@ printf '%s\n' "$lint_out"
 printf '%s\n' "$lint_out" | sed -nE \
   -e 's/^([^:]+\.ya?ml):([0-9]+):([0-9]+): (.*)$/::error file=\1,line=\2,col=\3::\4/p' \
   -e 's/^([^:]+\.ya?ml): ([^:]+): warning: (.*)$/::warning file=\1::\2: \3/p'
+# The fence is longer than any run of backticks in the output, so a
+# manifest's text cannot close it and write Markdown of its own.
+n=$(printf '%s\n' "$lint_out" | grep -o '`*' | awk '{ if (length($0) > m) m = length($0) } END { print (m < 3 ? 3 : m + 1) }')
+fence=$(printf '%*s' "$n" '' | tr ' ' '`')
 {
   echo "## threadlab lint"
   echo
-  echo '```'
+  echo "$fence"
   printf '%s\n' "$lint_out"
-  echo '```'
+  echo "$fence"
   echo
 } >>"$summary"
 if [ "$status" -ne 0 ]; then
