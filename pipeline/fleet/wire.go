@@ -249,6 +249,9 @@ func fromWire(w *wireResult) (*load.Result, error) {
 			AskedRate: float64(wg.AskedRate), AchievedRate: float64(wg.AchievedRate), Missed: wg.Missed,
 			LatePct: float64(wg.LatePct), MaxInFlight: wg.MaxInFlight, Stalled: wg.Stalled,
 		}
+		if len(wg.Headers) > load.MaxHeaderValues+1 {
+			return nil, fmt.Errorf("group %s: %d distinct header values, more than an agent keeps (%d)", wg.Name, len(wg.Headers), load.MaxHeaderValues)
+		}
 		var err error
 		if g.Latency, err = decodeHist(budget, wg.Latency); err != nil {
 			return nil, fmt.Errorf("group %s: latency histogram: %w", wg.Name, err)

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"strconv"
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -26,5 +27,28 @@ func TestGeometryDecodes(t *testing.T) {
 		if got.TotalCount() != 1 {
 			t.Errorf("decoded %d values, want 1", got.TotalCount())
 		}
+	}
+}
+
+// TestHeaderValuesBounded: a target answering a unique value per request
+// keeps at most MaxHeaderValues keys; the rest are counted under
+// HeaderOverflow, so the counts still add up.
+func TestHeaderValuesBounded(t *testing.T) {
+	rec := &recorder{hist: newHist()}
+	tl := &tally{rec: rec}
+	n := MaxHeaderValues + 500
+	for i := range n {
+		tl.header([]byte(strconv.Itoa(i)))
+	}
+	if len(tl.headers) != MaxHeaderValues+1 || *tl.headers[HeaderOverflow] != 500 {
+		t.Fatalf("%d keys, overflow %v; want %d values and 500 counted as overflow", len(tl.headers), tl.headers[HeaderOverflow], MaxHeaderValues)
+	}
+	tl.flush()
+	var sum int64
+	for _, c := range rec.headers {
+		sum += c
+	}
+	if len(rec.headers) > MaxHeaderValues+1 || sum != int64(n) {
+		t.Errorf("recorder: %d keys, %d counted; want at most %d keys and all %d counted", len(rec.headers), sum, MaxHeaderValues+1, n)
 	}
 }
