@@ -187,3 +187,25 @@ func TestLock(t *testing.T) {
 	}
 	release2()
 }
+
+// TestRedactFile: a target log as the pipeline leaves it in data/ has its
+// secrets redacted (the command line's -D password, a JDBC URL), the rest
+// of every line kept.
+func TestRedactFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "001-x-f1.log")
+	in := "# threadlab: java -Dspring.datasource.password=s3cr3t-x -jar app.jar\nstarted\njdbc:postgresql://tl:pw0rd@127.0.0.1:5433/db\nno newline at the end, token=abc"
+	if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := RedactFile(path); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	want := "# threadlab: java -Dspring.datasource.password=[redacted] -jar app.jar\nstarted\njdbc:postgresql://tl:[redacted]@127.0.0.1:5433/db\nno newline at the end, token=[redacted]"
+	if string(b) != want {
+		t.Errorf("got\n%s\nwant\n%s", b, want)
+	}
+	if err := RedactFile(filepath.Join(t.TempDir(), "missing.log")); err != nil {
+		t.Errorf("a missing log: %v", err)
+	}
+}

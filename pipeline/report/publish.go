@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -23,20 +22,9 @@ const (
 	logHead = 64 << 10
 )
 
-// secretRE finds values that look like credentials in a log line:
-// key=value or key: value for password-like keys, and user:password@ in
-// URLs (JDBC and HTTP). The throw-away PostgreSQL password of a run is
-// exactly the kind of thing a Spring start-up log echoes.
-var secretRE = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)((?:password|passwd|pwd|secret|token|api[_-]?key|credentials?)["']?\s*[=:]\s*["']?)[^\s"'&;,]+`),
-	regexp.MustCompile(`(?i)(://[^/\s:@]+:)[^@\s/]+(@)`),
-}
-
-// redact replaces credential values with [redacted].
-func redact(b []byte) []byte {
-	b = secretRE[0].ReplaceAll(b, []byte("${1}[redacted]"))
-	return secretRE[1].ReplaceAll(b, []byte("${1}[redacted]${2}"))
-}
+// redact replaces credential values with [redacted] (record.Redact: the
+// same rules as the logs in data/ and run.json's error).
+func redact(b []byte) []byte { return record.Redact(b) }
 
 // capLog keeps the first logHead and the last logCap-logHead bytes of a
 // log, cut at line ends, with a line saying how much was left out.
