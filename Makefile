@@ -62,6 +62,7 @@ fuzz: ## run each fuzz target for FUZZTIME (30s, or a count such as 50000x); a c
 	$(GO) test -run '^$$' -fuzz '^FuzzRequest$$' -fuzztime $(FUZZTIME) ./pipeline/load
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./experiments
 	$(GO) test -run '^$$' -fuzz '^FuzzParseHistogramLog$$' -fuzztime $(FUZZTIME) ./pipeline/record
+	$(GO) test -run '^$$' -fuzz '^FuzzHistogramClaims$$' -fuzztime $(FUZZTIME) ./pipeline/record
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJob$$' -fuzztime $(FUZZTIME) ./pipeline/fleet
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeResult$$' -fuzztime $(FUZZTIME) ./pipeline/fleet
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./env/hosts

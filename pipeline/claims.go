@@ -127,7 +127,7 @@ func (h ClaimHost) unrecorded(name string) (column string, missing bool) {
 // error when the file is absent or empty.
 func TrialColumns(dir string) ([]string, error) {
 	path := filepath.Join(dir, record.TrialsFile)
-	f, err := os.Open(path)
+	f, err := record.OpenRegular(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

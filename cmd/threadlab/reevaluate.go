@@ -31,6 +31,15 @@ import (
 // run's manifest.yaml then carries the new claims, and the manifest as run
 // is kept in manifest.previous.yaml (written once).
 func reevaluateRun(dir, claimsFrom string, stdout io.Writer) error {
+	// It rewrites verdicts.json and manifest.yaml: not while a run or a
+	// resume writes the directory (record.Lock).
+	if record.CheckDir(dir) == nil { // else Read says what is wrong
+		release, err := record.Lock(dir)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	r, err := record.Read(dir)
 	if err != nil {
 		return err

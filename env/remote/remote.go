@@ -210,7 +210,7 @@ func (h *Host) connect(ctx context.Context) error {
 			break
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("host %s: ssh did not connect within %s; fix: check that `ssh %s true` works from this machine", h.Name, s.opt.ConnectTimeout+10*time.Second, h.Dest)
+			return fmt.Errorf("host %s: ssh did not connect within %s; fix: check that `ssh %s true` works from this machine", h.Name, s.opt.ConnectTimeout+10*time.Second, Quote(h.Dest))
 		}
 	}
 	out, err := h.Output(ctx, "uname -s -m -n")

@@ -11,6 +11,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/pipeline/record"
 )
 
 // The agent protocol: one JSON object per line, both ways.
@@ -177,11 +178,18 @@ func encodeHist(h *hdrhistogram.Histogram) (*string, error) {
 	return &s, nil
 }
 
-func decodeHist(s *string) (*hdrhistogram.Histogram, error) {
+// maxResultHist bounds the decoded histograms of one agent result. Each
+// is checked to have threadlab's geometry (record.HistogramBudget), so a
+// compromised or buggy load host cannot make the controller allocate what a
+// header claims; an hour-long trial of ten groups at one histogram per
+// second (20 KB each) stays under this.
+const maxResultHist = 1 << 30
+
+func decodeHist(b *record.HistogramBudget, s *string) (*hdrhistogram.Histogram, error) {
 	if s == nil {
 		return nil, nil
 	}
-	return hdrhistogram.Decode([]byte(*s))
+	return b.Decode(*s)
 }
 
 // toWire encodes a Result for the controller.
@@ -233,6 +241,7 @@ func fromWire(w *wireResult) (*load.Result, error) {
 	if w.Groups != nil {
 		r.Groups = make([]load.GroupResult, 0, len(w.Groups))
 	}
+	budget := record.NewHistogramBudget(maxResultHist)
 	for _, wg := range w.Groups {
 		g := load.GroupResult{
 			Name: wg.Name, Model: wg.Model, Requests: wg.Requests, Errors: wg.Errors, OK: wg.OK,
@@ -240,8 +249,11 @@ func fromWire(w *wireResult) (*load.Result, error) {
 			AskedRate: float64(wg.AskedRate), AchievedRate: float64(wg.AchievedRate), Missed: wg.Missed,
 			LatePct: float64(wg.LatePct), MaxInFlight: wg.MaxInFlight, Stalled: wg.Stalled,
 		}
+		if len(wg.Headers) > load.MaxHeaderValues+1 {
+			return nil, fmt.Errorf("group %s: %d distinct header values, more than an agent keeps (%d)", wg.Name, len(wg.Headers), load.MaxHeaderValues)
+		}
 		var err error
-		if g.Latency, err = decodeHist(wg.Latency); err != nil {
+		if g.Latency, err = decodeHist(budget, wg.Latency); err != nil {
 			return nil, fmt.Errorf("group %s: latency histogram: %w", wg.Name, err)
 		}
 		if wg.Series != nil {
@@ -249,7 +261,7 @@ func fromWire(w *wireResult) (*load.Result, error) {
 		}
 		for _, ws := range wg.Series {
 			s := load.Second{T: ws.T, Requests: ws.Requests, Errors: ws.Errors, P50Ms: float64(ws.P50Ms), P99Ms: float64(ws.P99Ms)}
-			if s.Latency, err = decodeHist(ws.Latency); err != nil {
+			if s.Latency, err = decodeHist(budget, ws.Latency); err != nil {
 				return nil, fmt.Errorf("group %s, second %d: histogram: %w", wg.Name, ws.T, err)
 			}
 			g.Series = append(g.Series, s)

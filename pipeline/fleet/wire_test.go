@@ -274,3 +274,15 @@ func FuzzDecodeResult(f *testing.F) {
 		fromWire(m.Result) // must not panic
 	})
 }
+
+// TestResultHostileHistogram: an agent's result whose histogram header
+// claims 1..MaxInt64 at 5 digits (53 characters that would allocate 49 MB)
+// is refused with an error naming the group, before the allocation.
+func TestResultHostileHistogram(t *testing.T) {
+	const wide = "HISTFAAAAB54nJJpmSzMgACsUJqx/j8E2H+ACAACAAD//5XnCfQ=" // record's craftHist(1, MaxInt64, 5, nil)
+	s := wide
+	_, err := fromWire(&wireResult{Groups: []wireGroup{{Name: "main", Latency: &s}}})
+	if err == nil || !strings.Contains(err.Error(), "group main") || !strings.Contains(err.Error(), "not a histogram threadlab wrote") {
+		t.Fatalf("hostile histogram in a result: %v", err)
+	}
+}
