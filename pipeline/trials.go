@@ -311,6 +311,7 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 	c.trial++
 	seqNo := f.seq
 	rows := trialRows(s, j, seqNo, started, res, samples, reasons)
+	checkBounds(m, j.Cell.Variant, plan, res, rows)
 	var codes []string
 	for _, x := range flags {
 		codes = append(codes, x.Code)
