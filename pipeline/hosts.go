@@ -498,13 +498,3 @@ func (hr *hostRun) pinningText() string {
 	}
 	return "per host (" + hr.inv.File + "): " + strings.Join(parts, "; ")
 }
-
-// noise is the host noise of a trial window on a multi-host run: not
-// measured. This machine only directs, so its own CPU says nothing about
-// the target host (and where the hosts share it, as network namespaces do,
-// their work would count as noise); the gate and the window check wait for
-// a sampler on the target host. Said once, in the warnings.
-func (hr *hostRun) noise(s *State) (outside, steal float64) {
-	hr.warnOnce(s, "noise", "multi-host run: host noise (noise.max_outside_pct, noise.max_steal_pct, cooldown.max_busy_pct) is not measured on the target host; this machine's own CPU does not stand in for it")
-	return 0, 0
-}
