@@ -160,6 +160,11 @@ func connectHosts(ctx context.Context, m *experiments.Manifest, opt Options) (*h
 		}
 		rec.RTT = append(rec.RTT, rttSummary(inv.Load[i].Name(), inv.Target.Name(), ds))
 	}
+	names, addrs := make([]string, len(all)), make([]string, len(all))
+	for i, h := range all {
+		names[i], addrs[i] = h.Role+" "+h.SSH, hr.address(h, conns[i])
+	}
+	rec.Network = hr.probeNetwork(ctx, conns, names, addrs)
 	hr.rec = rec
 	ok = true
 	return hr, nil

@@ -29,12 +29,16 @@ func Helper(args []string, stdout, stderr io.Writer) int {
 
 func helper(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: threadlab remote-helper jdk | freeport ADDRESS | rtt HOST:PORT N | sample [PIDFILE]")
+		fmt.Fprintln(stderr, "usage: threadlab remote-helper jdk | freeport ADDRESS | rtt HOST:PORT N | sample [PIDFILE] | sink ADDRESS | push HOST:PORT BYTES")
 		return 2
 	}
 	switch args[0] {
 	case "sample":
 		return sampleHelper(args[1:], stdin, stdout, stderr)
+	case "sink":
+		return sinkHelper(args[1:], stdin, stdout, stderr)
+	case "push":
+		return pushHelper(args[1:], stdout, stderr)
 	case "jdk":
 		home, major, err := targets.FindJDK()
 		if err != nil {
