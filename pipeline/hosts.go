@@ -59,6 +59,7 @@ type hostRun struct {
 	dsSpec     hosts.Host
 	load       []*remote.Host
 	javaHome   string // the target host's JDK
+	dbPidFile  string // the postmaster's pid file on the database host, for its sampler
 	rec        *record.Hosts
 
 	mu          sync.Mutex
@@ -73,8 +74,8 @@ type hostRun struct {
 // with its fix, all at once.
 func connectHosts(ctx context.Context, m *experiments.Manifest, opt Options) (*hostRun, error) {
 	inv := opt.Hosts
-	if m.Services.Database == "postgres" {
-		return nil, fmt.Errorf("%s starts PostgreSQL, which a multi-host run cannot place on a host yet; fix: run it on one machine (without --hosts), or use a manifest without services.database: postgres", m.Name)
+	if m.Services.Database == "postgres" && inv.Database == nil {
+		return nil, fmt.Errorf("%s starts PostgreSQL, which a multi-host run places on a database host of its own; fix: add database: {ssh: HOST, address: ADDRESS} to %s", m.Name, inv.File)
 	}
 	sess, err := remote.NewSession(remote.Options{SSHConfig: inv.SSHConfig})
 	if err != nil {

@@ -55,8 +55,11 @@ func (hr *hostRun) startSampling(ctx context.Context, s *State, t Target) *hostS
 	var wg sync.WaitGroup
 	for i, c := range conns {
 		pf := ""
-		if c == hr.target {
+		switch {
+		case c == hr.target:
 			pf = pidFile
+		case hr.dbPidFile != "" && hr.inv.Database != nil && c == hr.conn(len(hr.rec.Hosts)-1):
+			pf = hr.dbPidFile // PostgreSQL's processes are the experiment's, not noise
 		}
 		wg.Add(1)
 		go func() { defer wg.Done(); hs.runs[i], hs.errs[i] = c.Sample(ctx, pf) }()

@@ -29,12 +29,14 @@ func Helper(args []string, stdout, stderr io.Writer) int {
 
 func helper(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: threadlab remote-helper jdk | freeport ADDRESS | rtt HOST:PORT N | sample [PIDFILE] | sink ADDRESS | push HOST:PORT BYTES")
+		fmt.Fprintln(stderr, "usage: threadlab remote-helper jdk | freeport ADDRESS | rtt HOST:PORT N | sample [PIDFILE] | sink ADDRESS | push HOST:PORT BYTES | postgres LISTEN ALLOW...")
 		return 2
 	}
 	switch args[0] {
 	case "sample":
 		return sampleHelper(args[1:], stdin, stdout, stderr)
+	case "postgres":
+		return postgresHelper(args[1:], stdin, stdout, stderr)
 	case "sink":
 		return sinkHelper(args[1:], stdin, stdout, stderr)
 	case "push":

@@ -66,13 +66,15 @@ func sampleHelper(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	return 0
 }
 
-// waitPid reads a supervisor's pid file, waiting up to within for it.
+// waitPid reads a pid file (a supervisor's, or PostgreSQL's
+// postmaster.pid: the pid on the first line), waiting up to within for it.
 func waitPid(file string, within time.Duration) (int, error) {
 	deadline := time.Now().Add(within)
 	for {
 		b, err := os.ReadFile(file)
 		if err == nil {
-			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			first, _, _ := strings.Cut(string(b), "\n") // postmaster.pid has more lines
+			pid, err := strconv.Atoi(strings.TrimSpace(first))
 			if err != nil || pid <= 0 {
 				return 0, fmt.Errorf("pid file %s holds %q, not a pid", file, b)
 			}
