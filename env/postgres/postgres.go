@@ -290,7 +290,11 @@ func (c *Cluster) start(ctx context.Context) error {
 	if out, err := c.run(ctx, false, "createdb", "-h", "127.0.0.1", "-p", strconv.Itoa(c.Port), "-U", User, Database); err != nil {
 		return fmt.Errorf("create database %s: %w: %s", Database, err, tail(out, 5))
 	}
-	fmt.Fprintf(c.log, "threadlab: PostgreSQL %s ready on 127.0.0.1:%d in %s (%v)\n", c.Version, c.Port, c.Dir, time.Since(t0).Round(time.Millisecond))
+	where := "127.0.0.1"
+	if c.Host != "127.0.0.1" {
+		where += " and " + c.Host + ", admitting " + strings.Join(c.allow, ", ")
+	}
+	fmt.Fprintf(c.log, "threadlab: PostgreSQL %s ready on %s port %d in %s (%v)\n", c.Version, where, c.Port, c.Dir, time.Since(t0).Round(time.Millisecond))
 	return nil
 }
 
