@@ -39,6 +39,7 @@ func Lint(m *Manifest) []Warning {
 		warn("pinning", "the load generator and the target share CPUs without pinning: a busy generator steals CPU from the server (seed 001 checks per-tier CPU for this); set pinning: {target: \"1\", generator: \"0\"} on a machine with cores to spare")
 	}
 	m.lintClaims(warn)
+	m.lintFloors(warn)
 	m.lintDecidable(warn)
 	m.lintJDK(warn)
 	m.lintTrust(warn)

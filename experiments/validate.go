@@ -222,6 +222,7 @@ func (m *Manifest) validate(pos positions, cs claimScope) Problems {
 	m.validateSweep(bad)
 	m.validateCells(bad)
 	m.validateClaims(bad, cs)
+	m.validateFloors(bad)
 	if len(ps) == 0 {
 		ps = append(m.hostProblems(pos), m.hostPinning(pos)...)
 	}

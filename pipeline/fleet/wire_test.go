@@ -147,7 +147,7 @@ func full() *load.Result {
 			},
 			Headers:   map[string]int64{"virtual-1": 5, "": 1, "ünïcode \"quoted\"\n": 2},
 			AskedRate: 1e-300, AchievedRate: 5e300, Missed: 3, LatePct: 0.30000000000000004, MaxInFlight: 10000,
-			Stalled: "no response for 5s",
+			Stalled: "no response for 5s", Release: 500*time.Millisecond + 1, Releases: []time.Duration{500 * time.Millisecond, 503 * time.Millisecond}, ReleaseSpread: 3 * time.Millisecond,
 		}},
 		Self:    load.SelfCheck{CPUSeconds: 0.333, CPUPct: math.Inf(-1), Cores: 2, Sockets: 40, Saturated: true, Reason: "late"},
 		Stalled: "group io: no response for 5s",

@@ -111,13 +111,16 @@ func (g Group) validate() error {
 	case g.Preallocate > 0 && g.MaxInFlight > 0 && g.MaxInFlight < g.Preallocate:
 		return fmt.Errorf("max_in_flight %d is below preallocate %d: raise max_in_flight or leave it 0 (then it is preallocate)", g.MaxInFlight, g.Preallocate)
 	}
+	if g.ReleaseAt != 0 && g.Model != Burst {
+		return fmt.Errorf("release_at applies to a burst: a %s group has no single release; remove it", g.Model)
+	}
 	if g.MaxDials < 0 {
 		return fmt.Errorf("max_dials must be >= 0 (0 means all connections at once for a burst or without keep-alive, else %d)", defaultMaxDials)
 	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"start", g.Start}, {"connect_timeout", g.ConnectTimeout}, {"timeout", g.Timeout}} {
+	}{{"start", g.Start}, {"release_at", g.ReleaseAt}, {"connect_timeout", g.ConnectTimeout}, {"timeout", g.Timeout}} {
 		if d.v < 0 {
 			return fmt.Errorf("%s is negative (%v): use 0 or more", d.name, d.v)
 		}

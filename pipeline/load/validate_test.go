@@ -54,6 +54,8 @@ func TestValidate(t *testing.T) {
 			}
 			return gs
 		}(), "more than 1000"},
+		{"release_at on a closed group", "http://127.0.0.1", with(func(g *Group) { g.ReleaseAt = time.Second }), "release_at applies to a burst"},
+		{"negative release_at", "http://127.0.0.1", with(func(g *Group) { g.Model = Burst; g.Burst = 1; g.ReleaseAt = -1 }), "release_at is negative"},
 		{"no requests", "http://127.0.0.1", with(func(g *Group) { g.Requests = nil }), "no requests"},
 		{"relative path", "http://127.0.0.1", with(func(g *Group) { g.Requests = get("io") }), "must start with /"},
 		{"bad template", "http://127.0.0.1", with(func(g *Group) { g.Requests = get("/{random 5..1}") }), "0 <= A <= B"},

@@ -116,6 +116,16 @@ type Trial struct {
 	JVMLiveThreads     int     `csv:"jvm_live_threads"`     // highest live platform threads of the scrapes
 	PeakVirtualThreads int     `csv:"peak_virtual_threads"` // highest count of requests on virtual threads of the scrapes
 	PeakHikariPending  int     `csv:"peak_hikari_pending"`  // highest count of threads waiting for a pooled connection
+
+	// Multi-host runs (issue 25): how far apart the shares of a burst split
+	// across generators left, first to last, on the agreed clock; 0 for one
+	// generator and for the other models.
+	ReleaseSpreadMs float64 `csv:"release_spread_ms"`
+	// HostsNoise is each host's CPU used outside threadlab and its steal
+	// during the window, % of one core, measured on that host ("target
+	// tl-target 3.1% (steal 0.0%); load tl-load1 ..."); host_outside_pct
+	// and host_steal_pct hold the highest. Empty on one machine.
+	HostsNoise string `csv:"hosts_noise"`
 }
 
 // Key identifies the cell a trial belongs to.
