@@ -11,8 +11,9 @@ import (
 )
 
 // resolveJDKs picks the JDK of every built-in variant that asks for one
-// (jdk: N): a JDK of that feature release from JAVA_HOME or /usr/lib/jvm
-// (find is targets.FindJDKRelease outside tests). A variant whose JDK is
+// (jdk: N): a JDK of that feature release from JDK<N>_HOME, JAVA_HOME, the
+// repository's .cache/jdk<N> (scripts/setup.sh) or /usr/lib/jvm
+// (find is targets.ReleaseFinder outside tests). A variant whose JDK is
 // not installed, or that asks for a release the targets cannot run on, is
 // skipped: its forks leave the schedule, run.json lists it with why
 // (skipped_variants), and every claim that reads it is not applicable here
