@@ -114,6 +114,10 @@ type Trial struct {
 	JVMLiveThreads     int     `csv:"jvm_live_threads"`     // highest live platform threads of the scrapes
 	PeakVirtualThreads int     `csv:"peak_virtual_threads"` // highest count of requests on virtual threads of the scrapes
 	PeakHikariPending  int     `csv:"peak_hikari_pending"`  // highest count of threads waiting for a pooled connection
+	// PinnedEvents is the JVM's jdk.VirtualThreadPinned JFR events during the
+	// window (issue 26; spring-mvc with threadlab.pinned-events.enabled=true,
+	// else 0).
+	PinnedEvents int64 `csv:"pinned_events"`
 }
 
 // Key identifies the cell a trial belongs to.

@@ -30,8 +30,10 @@ const (
 // columns behind them) each kind of sampling failure leaves wrong.
 var (
 	processColumns = []string{"target_cpu_pct", "target_peak_cpu_pct", "target_peak_threads", "target_peak_rss_mb"}
-	jvmColumns     = []string{"jvm_live_threads", "heap_used_mb", "peak_heap_mb", "gc_count", "gc_pause_ms", "hikari_active", "hikari_pending", "peak_hikari_pending", "peak_virtual_threads"}
-	gcColumns      = []string{"gc_count", "gc_pause_ms"}
+	jvmColumns     = []string{"jvm_live_threads", "heap_used_mb", "peak_heap_mb", "gc_count", "gc_pause_ms", "hikari_active", "hikari_pending", "peak_hikari_pending", "peak_virtual_threads", "pinned_events"}
+	// The cumulative counters read as deltas from one baseline scrape: GC
+	// and the pinned-event counter.
+	gcColumns = []string{"gc_count", "gc_pause_ms", "pinned_events"}
 )
 
 // Affects lists the columns a flag makes unreliable: a trial carrying the

@@ -19,8 +19,9 @@ import (
 )
 
 // fakeJVM serves Prometheus text whose GC counters grow by 2 pauses and
-// 10 ms per scrape, as a JVM collecting steadily would, and restart from a
-// small value at scrape number resetAt (a JVM that restarted).
+// 10 ms per scrape, and its pinned-event counter by 3, as a JVM collecting
+// (and pinning) steadily would, and restart from a small value at scrape
+// number resetAt (a JVM that restarted).
 type fakeJVM struct {
 	scrapes atomic.Int64
 	resetAt int64
@@ -28,9 +29,9 @@ type fakeJVM struct {
 
 func (f *fakeJVM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := f.scrapes.Add(1) // 1 is the sampler's baseline scrape
-	count, sum := float64(100+2*n), 1.0+0.010*float64(n)
+	count, sum, pinned := float64(100+2*n), 1.0+0.010*float64(n), float64(50+3*n)
 	if f.resetAt > 0 && n >= f.resetAt {
-		count, sum = float64(1+2*(n-f.resetAt)), 0.005+0.010*float64(n-f.resetAt)
+		count, sum, pinned = float64(1+2*(n-f.resetAt)), 0.005+0.010*float64(n-f.resetAt), float64(1+3*(n-f.resetAt))
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	fmt.Fprintf(w, `# TYPE jvm_threads_live_threads gauge
@@ -44,8 +45,9 @@ jvm_gc_pause_seconds_sum{action="end of minor GC",gc="G1 Young Generation"} %g
 hikaricp_connections_active{pool="HikariPool-1"} 4.0
 hikaricp_connections_pending{pool="HikariPool-1"} 9.0
 threadlab_virtual_inflight 7.0
+threadlab_virtual_pinned_total %g
 a malformed line
-`, count, sum)
+`, count, sum, pinned)
 }
 
 // burn keeps one core busy until stop is closed, so the sampled process
@@ -117,12 +119,16 @@ func TestSamplerOnSelf(t *testing.T) {
 		// cumulative counters: the delta is 2 and 10 ms every interval, never
 		// the running total (102, 104, ...). At scrape 5 the JVM "restarted"
 		// and reports 1 pause / 5 ms since: the delta is that, not negative.
-		wantCount, wantMs := 2.0, 10.0
+		// The pinned-event counter likewise: +3 a scrape, 1 after the restart.
+		wantCount, wantMs, wantPinned := 2.0, 10.0, 3.0
 		if i+2 == int(jvm.resetAt) {
-			wantCount, wantMs = 1, 5
+			wantCount, wantMs, wantPinned = 1, 5, 1
 		}
 		if x.GCCount != wantCount || math.Abs(x.GCPauseMs-wantMs) > 1e-6 {
 			t.Errorf("sample %d: gc %v pauses %v ms, want %v and %v", i, x.GCCount, x.GCPauseMs, wantCount, wantMs)
+		}
+		if !x.Pinned || x.PinnedEvents != wantPinned {
+			t.Errorf("sample %d: pinned events %v (counter seen %v), want %v", i, x.PinnedEvents, x.Pinned, wantPinned)
 		}
 		// Host figures are % of one core: at most 100 per CPU.
 		if lim := 100 * float64(runtime.NumCPU()); x.HostCPUPct < 0 || x.HostCPUPct > lim || x.HostStealPct < 0 || x.HostStealPct > lim {
@@ -274,5 +280,28 @@ func TestCoolDown(t *testing.T) {
 	CoolDown(ctx, 1e-9, time.Minute)
 	if time.Since(start) > 100*time.Millisecond {
 		t.Error("cancelled context: CoolDown kept waiting")
+	}
+}
+
+// TestSamplerWithoutPinnedCounter: a target that does not count pinned
+// events (webflux, spring-mvc without threadlab.pinned-events.enabled) has
+// no threadlab_virtual_pinned_total; its samples say so (Pinned false)
+// rather than claim a measured 0.
+func TestSamplerWithoutPinnedCounter(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "jvm_gc_pause_seconds_count %d\njvm_gc_pause_seconds_sum 0.1\n", n.Add(1))
+	}))
+	defer srv.Close()
+	s := Start(context.Background(), os.Getpid(), srv.URL, 50*time.Millisecond)
+	time.Sleep(180 * time.Millisecond)
+	samples := s.Stop()
+	if len(samples) < 2 {
+		t.Fatalf("%d samples", len(samples))
+	}
+	for i, x := range samples {
+		if !x.JVM || x.Pinned || x.PinnedEvents != 0 || x.GCCount != 1 {
+			t.Errorf("sample %d: jvm %v pinned %v (%v events), gc %v; want a scrape without the pinned counter and 1 pause", i, x.JVM, x.Pinned, x.PinnedEvents, x.GCCount)
+		}
 	}
 }
