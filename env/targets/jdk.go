@@ -79,6 +79,9 @@ func ReleaseEnv(major int) string { return fmt.Sprintf("JDK%d_HOME", major) }
 // of that release under /usr/lib/jvm. The error lists every JDK found, so
 // the reader sees what is missing.
 func ReleaseFinder(targetsDir string) func(major int) (javaHome, version string, err error) {
+	if abs, err := filepath.Abs(targetsDir); err == nil {
+		targetsDir = abs // the JVM may start elsewhere: a JAVA_HOME it can use from any directory
+	}
 	return func(major int) (string, string, error) {
 		homes := []candidate{
 			{ReleaseEnv(major), os.Getenv(ReleaseEnv(major))},
