@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/threadlab/threadlab/env/targets"
@@ -53,6 +54,9 @@ func TestRunSmokeJEP491(t *testing.T) {
 		}
 		if !processGone(tr.Pid) {
 			t.Errorf("%s: target pid %d still running after the run", tr.Variant, tr.Pid)
+		}
+		if strings.Contains(tr.Flags, "scrape_failed") || strings.Contains(tr.Flags, "no_gc_baseline") {
+			t.Errorf("%s: the pinned-event count was not measured in full (telemetry flags %s): a 0 would prove nothing", tr.Variant, tr.Flags)
 		}
 		switch tr.Variant {
 		case "sync-21":

@@ -48,7 +48,7 @@ func TestSummarize(t *testing.T) {
 // of the failure that leaves it at 0 (a lost pid, a failed scrape), or a
 // trial whose claim reads it would stay valid on a 0 nobody measured.
 func TestServerColumnsHaveFlags(t *testing.T) {
-	codes := []string{FlagPidUnreadable, FlagPidGone, FlagPidReused, FlagScrapeFailed, FlagNoGCBaseline, FlagCounterReset, FlagMalformed}
+	codes := []string{FlagPidUnreadable, FlagPidGone, FlagPidReused, FlagScrapeFailed, FlagNoGCBaseline, FlagCounterReset, FlagMalformed, FlagFinalScrapeFailed}
 	for _, d := range metric.Defs {
 		if !strings.HasPrefix(d.Source, "telemetry:") || d.Name == "gen_cpu_pct" { // the generator measures itself
 			continue

@@ -211,6 +211,9 @@ func (s *Sampler) loop(ctx context.Context) {
 			if now := time.Now(); now.Sub(s.prev.at) >= s.interval/10 {
 				s.sample(ctx, now)
 			}
+			if s.url != "" && (len(s.samples) == 0 || !s.samples[len(s.samples)-1].JVM) {
+				s.warnOnce(FlagFinalScrapeFailed, "metrics: the last scrape of the window failed or was not taken: counters miss their last interval")
+			}
 			s.finish()
 			return
 		case <-ctx.Done():

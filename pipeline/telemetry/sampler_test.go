@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -303,5 +304,65 @@ func TestSamplerWithoutPinnedCounter(t *testing.T) {
 		if !x.JVM || x.Pinned || x.PinnedEvents != 0 || x.GCCount != 1 {
 			t.Errorf("sample %d: jvm %v pinned %v (%v events), gc %v; want a scrape without the pinned counter and 1 pause", i, x.JVM, x.Pinned, x.PinnedEvents, x.GCCount)
 		}
+	}
+}
+
+// TestPinnedCounterSurvivesAStarvedScrape: on JDK 21 a pinned burst holds
+// every carrier, so the actuator's scrape (a virtual thread too) times out
+// in the middle of the window. The pinned-event counter is cumulative: the
+// next good scrape's delta covers the gap, so a failed scrape in the middle
+// spoils the gauges (scrape_failed) but not pinned_events; only a failed
+// last scrape does (final_scrape_failed).
+func TestPinnedCounterSurvivesAStarvedScrape(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		failFrom  int64 // scrapes from this number on fail (0: none)
+		failOnly  int64 // only this scrape fails (0: none)
+		wantFinal bool
+		why       string
+	}{
+		{"middle scrape fails", 0, 3, false, "the 4th scrape's delta carries the 3rd's events: the total is whole"},
+		{"last scrapes fail", 3, 0, true, "what happened after the last good scrape is lost: the count is short"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var n atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				k := n.Add(1) // 1 is the baseline
+				if k == tt.failOnly || (tt.failFrom > 0 && k >= tt.failFrom) {
+					http.Error(w, "starved", http.StatusServiceUnavailable)
+					return
+				}
+				fmt.Fprintf(w, "jvm_gc_pause_seconds_count 1\njvm_gc_pause_seconds_sum 0.1\nthreadlab_virtual_pinned_total %d\n", 10+5*k)
+			}))
+			defer srv.Close()
+			s := Start(context.Background(), os.Getpid(), srv.URL, 60*time.Millisecond)
+			time.Sleep(5*60*time.Millisecond + 30*time.Millisecond)
+			samples := s.Stop()
+			scrapes := n.Load()
+			var sum float64
+			for _, x := range samples {
+				sum += x.PinnedEvents
+			}
+			codes := map[string]bool{}
+			for _, f := range s.Flags() {
+				codes[f.Code] = true
+			}
+			if !codes[FlagScrapeFailed] {
+				t.Errorf("flags %v: want scrape_failed", codes)
+			}
+			if codes[FlagFinalScrapeFailed] != tt.wantFinal {
+				t.Errorf("final_scrape_failed = %v, want %v (%s)", codes[FlagFinalScrapeFailed], tt.wantFinal, tt.why)
+			}
+			if !tt.wantFinal {
+				// counter = 10 + 5k at scrape k: the last good scrape (the last
+				// one) minus the baseline (k=1) is 5 * (scrapes - 1).
+				if want := float64(5 * (scrapes - 1)); sum != want {
+					t.Errorf("pinned events over the window %v, want %v over %d scrapes (%s)", sum, want, scrapes, tt.why)
+				}
+			}
+			if slices.Contains(Affects(FlagScrapeFailed), "pinned_events") || !slices.Contains(Affects(FlagFinalScrapeFailed), "pinned_events") {
+				t.Errorf("pinned_events must be spoiled by final_scrape_failed only, not by a scrape failed in the middle")
+			}
+		})
 	}
 }
