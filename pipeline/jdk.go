@@ -20,7 +20,7 @@ import (
 // (EvaluateClaims). The other variants run on the run's JDK, JavaHome.
 func (s *State) resolveJDKs(find func(major int) (home, version string, err error)) {
 	s.javaHomes = map[string]string{}
-	s.Meta.Skipped = nil
+	s.Meta.Skipped, s.Meta.JDKs = nil, nil
 	for _, v := range s.M.Variants {
 		if v.Target == "" || v.JDK == 0 {
 			continue
@@ -35,6 +35,7 @@ func (s *State) resolveJDKs(find func(major int) (home, version string, err erro
 			continue
 		}
 		s.javaHomes[v.Name] = home
+		s.Meta.JDKs = append(s.Meta.JDKs, record.VariantJDK{Variant: v.Name, JDK: v.JDK, Version: version, Home: home})
 		s.Logf("variant %s: JDK %s at %s", v.Name, version, home)
 	}
 }

@@ -250,6 +250,9 @@ type Meta struct {
 	// (a jdk: that is not installed); the claims reading them are not
 	// applicable here.
 	Skipped []SkippedVariant `json:"skipped_variants,omitempty"`
+	// JDKs lists the variants that asked for a JDK (jdk: N) and the one
+	// each ran on.
+	JDKs []VariantJDK `json:"variant_jdks,omitempty"`
 	// Affinity is the CPU affinity read back from the target, service and
 	// generator processes, beside what pinning asked (pipeline/affinity.go).
 	Affinity []Affinity `json:"affinity,omitempty"`
