@@ -1,12 +1,15 @@
 package targets
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/threadlab/threadlab/env/downstream"
 )
 
 // jdkOf finds the JDK of one feature release the way a variant's jdk: N
@@ -32,13 +35,20 @@ func jdkOf(t *testing.T, major int) string {
 // Java that runs it. On spring-mvc, /pin/sync and /pin/lock answer, a bad
 // call is a 400, and with threadlab.pinned-events.enabled the JVM's
 // jdk.VirtualThreadPinned events reach threadlab_virtual_pinned_total:
-// on JDK 21 each of 4 concurrent 100 ms sleeps inside synchronized is one
-// (JFR's threshold is 20 ms). JDK 25 may record a few pinned events of its
+// on JDK 21 each of 4 concurrent 100 ms waits inside synchronized (2
+// sleeps, 2 blocking socket reads of the downstream) is one (JFR's
+// threshold is 20 ms). JDK 25 may record a few pinned events of its
 // own while the first requests initialize classes, so this test does not
 // ask it for 0; jep491-pinning's acceptance test reads the measured
 // windows, after the warm-up.
 func TestTargetsOnJDK21And25(t *testing.T) {
 	_, jars := jars(t)
+	// /pin's blocking socket read (call=downstream) waits 100 ms on this.
+	down, err := downstream.Start(context.Background(), "127.0.0.1:0", 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer down.Close()
 	for _, major := range []int{21, 25} {
 		t.Run(fmt.Sprintf("jdk%d", major), func(t *testing.T) {
 			home := jdkOf(t, major)
@@ -47,6 +57,7 @@ func TestTargetsOnJDK21And25(t *testing.T) {
 				if name == "spring-mvc" {
 					props["threadlab.orders"] = "100"
 					props["threadlab.pinned-events.enabled"] = "true"
+					props["threadlab.downstream-url"] = down.URL()
 				}
 				tg := start(t, home, jars[name], props)
 				if r := tg.get(t, "/io?ms=1"); r.status != 200 || r.body != "io:1" {
@@ -70,14 +81,13 @@ func checkPinning(t *testing.T, tg *target, major int) {
 		t.Errorf("call=bogus: status %d, want 400", r.status)
 	}
 	before := tg.metric(t, "threadlab_virtual_pinned_total")
-	const n = 4
+	const n = 4 // 2 sleeps and 2 socket reads of the downstream's 100 ms, each guard
+	paths := []string{"/pin/sync?ms=100", "/pin/sync?call=downstream", "/pin/lock?ms=100", "/pin/lock?call=downstream"}
+	wants := []string{"sync:sleep:100", "sync:downstream", "lock:sleep:100", "lock:downstream"}
 	var wg sync.WaitGroup
 	replies := make([]reply, 2*n)
 	for i := range replies {
-		path := "/pin/sync?ms=100"
-		if i >= n {
-			path = "/pin/lock?ms=100"
-		}
+		path := paths[i/2]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -86,10 +96,7 @@ func checkPinning(t *testing.T, tg *target, major int) {
 	}
 	wg.Wait()
 	for i, r := range replies {
-		want := "sync:sleep:100"
-		if i >= n {
-			want = "lock:sleep:100"
-		}
+		want := wants[i/2]
 		if r.status != 200 || r.body != want {
 			t.Errorf("request %d: %d %q, want 200 %q", i, r.status, r.body, want)
 		}
@@ -102,11 +109,11 @@ func checkPinning(t *testing.T, tg *target, major int) {
 	for {
 		got := tg.metric(t, "threadlab_virtual_pinned_total") - before
 		if got >= n {
-			t.Logf("JDK 21: %v pinned events for %d sleeps inside synchronized", got, n)
+			t.Logf("JDK 21: %v pinned events for %d waits inside synchronized (sleeps and socket reads)", got, n)
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("JDK 21: %v pinned events after %d sleeps inside synchronized, want at least %d", got, n, n)
+			t.Fatalf("JDK 21: %v pinned events after %d waits inside synchronized (sleeps and socket reads), want at least %d", got, n, n)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}

@@ -124,7 +124,7 @@ class PinningEndpoints implements MeterBinder, DisposableBean {
         synchronized (monitor) {
             block(call, ms);
         }
-        return "sync:" + call + ":" + ms;
+        return "sync:" + what(call, ms);
     }
 
     /** The control: the same wait under a ReentrantLock, which parks (unmounts) a virtual thread on any JDK. */
@@ -141,7 +141,12 @@ class PinningEndpoints implements MeterBinder, DisposableBean {
         } finally {
             lock.unlock();
         }
-        return "lock:" + call + ":" + ms;
+        return "lock:" + what(call, ms);
+    }
+
+    /** The body names the wait: "sleep:300", or "downstream" (as long as the downstream's delay). */
+    private static String what(String call, long ms) {
+        return call.equals("sleep") ? "sleep:" + ms : call;
     }
 
     private int stripe() {
