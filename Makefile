@@ -81,7 +81,7 @@ actionlint: ## check .github/workflows with actionlint (make test runs it too; s
 review: ## the manifest-review workflow locally: lint, smoke-run and diff the experiments changed against BASE (default origin/main)
 	scripts/review.sh
 
-setup: ## install what the tests need (PostgreSQL, Chromium, Maven) and check the JDK
+setup: ## install what the tests need (PostgreSQL, Chromium, Maven, JDK 21 into .cache/jdk21) and check the JDK
 	scripts/setup.sh
 
 clean: ## remove build output (keeps data/ and reports/)

@@ -11,15 +11,16 @@ import (
 )
 
 // resolveJDKs picks the JDK of every built-in variant that asks for one
-// (jdk: N): a JDK of that feature release from JAVA_HOME or /usr/lib/jvm
-// (find is targets.FindJDKRelease outside tests). A variant whose JDK is
+// (jdk: N): a JDK of that feature release from JDK<N>_HOME, JAVA_HOME, the
+// repository's .cache/jdk<N> (scripts/setup.sh) or /usr/lib/jvm
+// (find is targets.ReleaseFinder outside tests). A variant whose JDK is
 // not installed, or that asks for a release the targets cannot run on, is
 // skipped: its forks leave the schedule, run.json lists it with why
 // (skipped_variants), and every claim that reads it is not applicable here
 // (EvaluateClaims). The other variants run on the run's JDK, JavaHome.
 func (s *State) resolveJDKs(find func(major int) (home, version string, err error)) {
 	s.javaHomes = map[string]string{}
-	s.Meta.Skipped = nil
+	s.Meta.Skipped, s.Meta.JDKs = nil, nil
 	for _, v := range s.M.Variants {
 		if v.Target == "" || v.JDK == 0 {
 			continue
@@ -34,6 +35,7 @@ func (s *State) resolveJDKs(find func(major int) (home, version string, err erro
 			continue
 		}
 		s.javaHomes[v.Name] = home
+		s.Meta.JDKs = append(s.Meta.JDKs, record.VariantJDK{Variant: v.Name, JDK: v.JDK, Version: version, Home: home})
 		s.Logf("variant %s: JDK %s at %s", v.Name, version, home)
 	}
 }

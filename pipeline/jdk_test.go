@@ -80,4 +80,9 @@ forks: 3
 	if !slices.Equal(asked, []int{25, 21}) {
 		t.Errorf("asked the finder for %v, want [25 21] (17 is refused before looking)", asked)
 	}
+	// run.json records the JDK each jdk: variant ran on; only on-25 found one.
+	want := []record.VariantJDK{{Variant: "on-25", JDK: 25, Version: "25.0.3", Home: "/usr/lib/jvm/temurin-25-jdk-amd64"}}
+	if !slices.Equal(s.Meta.JDKs, want) {
+		t.Errorf("variant_jdks = %+v, want %+v", s.Meta.JDKs, want)
+	}
 }

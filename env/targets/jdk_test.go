@@ -120,9 +120,14 @@ func TestFindJDKRelease(t *testing.T) {
 	fakeJDK(t, filepath.Join(two, "java-21.0.9"), "21.0.9")
 	j21 := fakeJDK(t, filepath.Join(two, "java-21.0.11"), "21.0.11")
 	external := fakeJDK(t, filepath.Join(root, "opt", "jdk-21"), "21.0.2")
+	targetsDir := filepath.Join(root, "repo", "env", "targets")
+	local := fakeJDK(t, LocalJDK(targetsDir, 21), "21.0.8")
+	noLocal := filepath.Join(root, "bare", "env", "targets")
 
 	tests := []struct {
 		name, javaHome string
+		release        string // JDK<N>_HOME
+		targetsDir     string
 		roots          []string
 		major          int
 		wantHome       string
@@ -133,7 +138,13 @@ func TestFindJDKRelease(t *testing.T) {
 		{name: "this host asks for 17: the real directory, not its alias", roots: []string{jvm}, major: 17, wantHome: j17, wantVersion: "17.0.15"},
 		{name: "this host asks for 21: none, and the error lists what there is once",
 			roots: []string{jvm}, major: 21,
-			wantErr: []string{"no JDK 21 is installed", "java-17-openjdk-amd64 is Java 17.0.15; " + j25 + " is Java 25.0.3)", "point JAVA_HOME at one"}},
+			wantErr: []string{"no JDK 21 is installed", "java-17-openjdk-amd64 is Java 17.0.15; " + j25 + " is Java 25.0.3)", "run scripts/setup.sh", "point JDK21_HOME (or JAVA_HOME) at one"}},
+		{name: "setup.sh's pinned copy in the repository is found on a host without JDK 21", targetsDir: targetsDir, roots: []string{jvm}, major: 21, wantHome: local, wantVersion: "21.0.8"},
+		{name: "setup.sh's copy wins over /usr/lib/jvm: the same JDK on every machine", targetsDir: targetsDir, roots: []string{two}, major: 21, wantHome: local, wantVersion: "21.0.8"},
+		{name: "JDK21_HOME wins over JAVA_HOME and the local copy", release: external, javaHome: j21, targetsDir: targetsDir, roots: []string{two}, major: 21, wantHome: external, wantVersion: "21.0.2"},
+		{name: "a JDK21_HOME of another release is reported and the search goes on", release: j25, targetsDir: noLocal, roots: []string{two}, major: 21, wantHome: j21, wantVersion: "21.0.11"},
+		{name: "a JDK21_HOME that is no JDK is named in the error", release: filepath.Join(root, "nope"), targetsDir: noLocal, roots: nil, major: 21,
+			wantErr: []string{"JDK21_HOME=" + filepath.Join(root, "nope") + ": not a JDK"}},
 		{name: "a JAVA_HOME of that release wins over the roots", javaHome: external, roots: []string{two}, major: 21, wantHome: external, wantVersion: "21.0.2"},
 		{name: "a JAVA_HOME of another release falls back to the roots", javaHome: j25, roots: []string{two}, major: 21, wantHome: j21, wantVersion: "21.0.11"},
 		{name: "two updates of one release: the newer", roots: []string{two}, major: 21, wantHome: j21, wantVersion: "21.0.11"},
@@ -144,7 +155,12 @@ func TestFindJDKRelease(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			home, version, err := findJDKRelease(tt.javaHome, tt.roots, tt.major)
+			td := tt.targetsDir
+			if td == "" {
+				td = noLocal
+			}
+			homes := []candidate{{ReleaseEnv(tt.major), tt.release}, {"JAVA_HOME", tt.javaHome}, {"setup.sh's copy", LocalJDK(td, tt.major)}}
+			home, version, err := findJDKRelease(homes, tt.roots, tt.major)
 			if len(tt.wantErr) > 0 {
 				if err == nil {
 					t.Fatalf("found %s (%s), want an error", home, version)

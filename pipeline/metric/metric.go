@@ -82,6 +82,8 @@ var Defs = []Def{
 		func(t record.Trial) float64 { return float64(t.PeakVirtualThreads) }},
 	{"peak_hikari_pending", "peak_hikari_pending", "threads waiting for a pooled connection (peak)", "", false, "telemetry: highest hikaricp_connections_pending of the per-second scrapes", true,
 		func(t record.Trial) float64 { return float64(t.PeakHikariPending) }},
+	{"pinned_events", "pinned_events", "virtual threads pinned (JFR events)", "", false, "telemetry: growth of threadlab_virtual_pinned_total over the window, the jdk.VirtualThreadPinned events (JFR, 20 ms threshold) the spring-mvc target counts with a RecordingStream when threadlab.pinned-events.enabled=true; 0 for any other target", true,
+		func(t record.Trial) float64 { return float64(t.PinnedEvents) }},
 	{"gen_cpu_pct", "gen_cpu_pct", "generator CPU (% of one core)", "% of one core", false, "telemetry: load generator CPU (a saturated generator measures itself)", true,
 		func(t record.Trial) float64 { return t.GenCPUPct }},
 	{"asked_rate", "asked_rate", "asked rate (req/s)", "req/s", true, "load generator: the open-model arrival rate asked for", false,

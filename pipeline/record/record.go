@@ -126,6 +126,10 @@ type Trial struct {
 	// tl-target 3.1% (steal 0.0%); load tl-load1 ..."); host_outside_pct
 	// and host_steal_pct hold the highest. Empty on one machine.
 	HostsNoise string `csv:"hosts_noise"`
+	// PinnedEvents is the JVM's jdk.VirtualThreadPinned JFR events during the
+	// window (issue 26; spring-mvc with threadlab.pinned-events.enabled=true,
+	// else 0).
+	PinnedEvents int64 `csv:"pinned_events"`
 }
 
 // Key identifies the cell a trial belongs to.
@@ -258,6 +262,9 @@ type Meta struct {
 	// (a jdk: that is not installed); the claims reading them are not
 	// applicable here.
 	Skipped []SkippedVariant `json:"skipped_variants,omitempty"`
+	// JDKs lists the variants that asked for a JDK (jdk: N) and the one
+	// each ran on.
+	JDKs []VariantJDK `json:"variant_jdks,omitempty"`
 	// Affinity is the CPU affinity read back from the target, service and
 	// generator processes, beside what pinning asked (pipeline/affinity.go).
 	Affinity []Affinity `json:"affinity,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,9 @@ const (
 	FlagNoGCBaseline  = "no_gc_baseline" // no GC counters before the first interval
 	FlagCounterReset  = "counter_reset"  // a cumulative counter went backwards
 	FlagMalformed     = "malformed_metrics"
+	// FlagFinalScrapeFailed: the scrape at the end of the window failed, so
+	// counters read as deltas miss what happened since the last good one.
+	FlagFinalScrapeFailed = "final_scrape_failed"
 )
 
 // processColumns and jvmColumns are the trials.csv columns (and the series
@@ -34,6 +38,13 @@ var (
 	processColumns = []string{"target_cpu_pct", "target_peak_cpu_pct", "target_peak_threads", "target_peak_rss_mb"}
 	jvmColumns     = []string{"jvm_live_threads", "heap_used_mb", "peak_heap_mb", "gc_count", "gc_pause_ms", "hikari_active", "hikari_pending", "peak_hikari_pending", "peak_virtual_threads"}
 	gcColumns      = []string{"gc_count", "gc_pause_ms"}
+	// pinnedColumns is a counter that a failed scrape in the middle of the
+	// window does not spoil: the next good scrape's delta covers the gap. It
+	// needs the baseline and the last scrape. This matters because pinning
+	// starves the scrape itself: on JDK 21 a burst of pinned virtual threads
+	// holds every carrier, and the actuator's request (a virtual thread too)
+	// waits behind them past its time-out.
+	pinnedColumns = []string{"pinned_events"}
 )
 
 // Affects lists the columns a flag makes unreliable: a trial carrying the
@@ -43,10 +54,14 @@ func Affects(code string) []string {
 	switch code {
 	case FlagPidUnreadable, FlagPidGone, FlagPidReused:
 		return processColumns
-	case FlagScrapeFailed, FlagMalformed:
+	case FlagScrapeFailed:
 		return jvmColumns
+	case FlagMalformed:
+		return append(slices.Clone(jvmColumns), pinnedColumns...)
 	case FlagNoGCBaseline, FlagCounterReset:
-		return gcColumns
+		return append(slices.Clone(gcColumns), pinnedColumns...)
+	case FlagFinalScrapeFailed:
+		return pinnedColumns
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ type Peaks struct {
 	LiveThreads    float64 // highest live platform threads
 	VirtualThreads float64 // highest count of requests on virtual threads
 	HikariPending  float64 // highest count of threads waiting for a pooled connection
+	PinnedEvents   float64 // jdk.VirtualThreadPinned events over the window
 }
 
 // Summarize reduces a window's samples to its Peaks. The JVM figures come
@@ -42,7 +43,9 @@ func Summarize(samples []Sample) Peaks {
 		p.LiveThreads = max(p.LiveThreads, x.JVMLiveThreads)
 		p.VirtualThreads = max(p.VirtualThreads, x.VirtualThreads)
 		p.HikariPending = max(p.HikariPending, x.HikariPending)
+		p.PinnedEvents += x.PinnedEvents
 	}
 	p.GCCount = math.Round(p.GCCount) // a sum of counter deltas: whole pauses
+	p.PinnedEvents = math.Round(p.PinnedEvents)
 	return p
 }

@@ -27,6 +27,10 @@ func TestSummarize(t *testing.T) {
 			[]Sample{full(40, 100, 1, 4, 30, 5, 1), {Dur: 1, CPUUserPct: 60}},
 			Peaks{CPUPct: 60, HeapMB: 100, GCCount: 1, GCPauseMs: 4, LiveThreads: 30, VirtualThreads: 5, HikariPending: 1},
 			"a second without a scrape adds its CPU (from /proc) but no JVM figure"},
+		{"pinned events",
+			[]Sample{{Dur: 1, JVM: true, PinnedEvents: 12, Pinned: true}, {Dur: 1, JVM: true, PinnedEvents: 4, Pinned: true}, {Dur: 1, PinnedEvents: 99}},
+			Peaks{PinnedEvents: 16},
+			"a counter: 12 + 4 over the scraped seconds; a second without a scrape adds nothing"},
 		{"short last interval",
 			[]Sample{full(70, 1, 0, 0, 1, 0, 0), {Dur: 0.1, CPUUserPct: 400, JVM: true, HeapUsedMB: 2}},
 			Peaks{CPUPct: 70, HeapMB: 2, LiveThreads: 1},
@@ -44,7 +48,7 @@ func TestSummarize(t *testing.T) {
 // of the failure that leaves it at 0 (a lost pid, a failed scrape), or a
 // trial whose claim reads it would stay valid on a 0 nobody measured.
 func TestServerColumnsHaveFlags(t *testing.T) {
-	codes := []string{FlagPidUnreadable, FlagPidGone, FlagPidReused, FlagScrapeFailed, FlagNoGCBaseline, FlagCounterReset, FlagMalformed}
+	codes := []string{FlagPidUnreadable, FlagPidGone, FlagPidReused, FlagScrapeFailed, FlagNoGCBaseline, FlagCounterReset, FlagMalformed, FlagFinalScrapeFailed}
 	for _, d := range metric.Defs {
 		if !strings.HasPrefix(d.Source, "telemetry:") || d.Name == "gen_cpu_pct" { // the generator measures itself
 			continue
@@ -59,7 +63,7 @@ func TestServerColumnsHaveFlags(t *testing.T) {
 			t.Errorf("trials.csv column %s comes from the sampler but no flag spoils it: add it to processColumns or jvmColumns in flags.go", d.Name)
 		}
 	}
-	for _, col := range []string{"peak_heap_mb", "gc_count", "gc_pause_ms", "jvm_live_threads", "peak_virtual_threads", "peak_hikari_pending"} {
+	for _, col := range []string{"peak_heap_mb", "gc_count", "gc_pause_ms", "jvm_live_threads", "peak_virtual_threads", "peak_hikari_pending", "pinned_events"} {
 		if _, ok := metric.Lookup(col); !ok {
 			t.Errorf("jvmColumns names %s, which is no trials.csv column (pipeline/metric)", col)
 		}

@@ -59,8 +59,15 @@ type Sample struct {
 	// platform threads only). 0 for a target without the gauge, which
 	// Virtual tells apart from a measured 0.
 	VirtualThreads float64 `json:"virtual_threads" csv:"virtual_threads"`
-	Virtual        bool    `json:"virtual" csv:"virtual"`         // the scrape had threadlab_virtual_inflight
-	GenCPUPct      float64 `json:"gen_cpu_pct" csv:"gen_cpu_pct"` // this process (the generator), % of one core
+	Virtual        bool    `json:"virtual" csv:"virtual"` // the scrape had threadlab_virtual_inflight
+	// PinnedEvents is the growth in this interval of the spring-mvc target's
+	// threadlab_virtual_pinned_total: jdk.VirtualThreadPinned events the JVM's
+	// JFR recorded (an in-process RecordingStream counts them; env/targets,
+	// threadlab.pinned-events.enabled). Pinned is true when the scrape had the
+	// counter, which tells a measured 0 from a target that does not count.
+	PinnedEvents float64 `json:"pinned_events" csv:"pinned_events"`
+	Pinned       bool    `json:"pinned" csv:"pinned"`
+	GenCPUPct    float64 `json:"gen_cpu_pct" csv:"gen_cpu_pct"` // this process (the generator), % of one core
 	// HostCPUPct is CPU used on the host outside threadlab: all busy time
 	// minus this process and the processes of the experiment's own process
 	// groups (the target's, see Options.Groups), in % of one core, so that
@@ -79,7 +86,8 @@ const (
 	mGCSum   = "jvm_gc_pause_seconds_sum"
 	mActive  = "hikaricp_connections_active"
 	mPending = "hikaricp_connections_pending"
-	mVirtual = "threadlab_virtual_inflight" // the built-in targets' own gauge (env/targets)
+	mVirtual = "threadlab_virtual_inflight"     // the built-in targets' own gauge (env/targets)
+	mPinned  = "threadlab_virtual_pinned_total" // jdk.VirtualThreadPinned events counted in the spring-mvc target
 )
 
 const mib = 1 << 20
@@ -121,7 +129,13 @@ type reading struct {
 	own     map[int]procTicks // processes of the own groups, by pid
 }
 
-type counters struct{ count, sumSec float64 }
+// counters are the cumulative counters of one scrape: GC pauses and their
+// time, and pinned events (pinnedOK when the scrape had the counter).
+type counters struct {
+	count, sumSec float64
+	pinned        float64
+	pinnedOK      bool
+}
 
 // Start samples pid every interval until Stop or until ctx ends. metricsURL
 // is the target's Prometheus endpoint, or "" when it has none (then the JVM
@@ -203,6 +217,9 @@ func (s *Sampler) loop(ctx context.Context) {
 		case <-s.stop:
 			if now := time.Now(); now.Sub(s.prev.at) >= s.interval/10 {
 				s.sample(ctx, now)
+			}
+			if s.url != "" && (len(s.samples) == 0 || !s.samples[len(s.samples)-1].JVM) {
+				s.warnOnce(FlagFinalScrapeFailed, "metrics: the last scrape of the window failed or was not taken: counters miss their last interval")
 			}
 			s.finish()
 			return
@@ -335,12 +352,20 @@ func (s *Sampler) jvm(ctx context.Context, x *Sample) {
 			s.warnOnce(FlagCounterReset, "metrics: GC counters went backwards at t=%.1fs (JVM restarted?); counted from zero", x.T+x.Dur)
 		}
 		x.GCCount, x.GCPauseMs = dc, ds*1000
+		if cur.pinnedOK && s.gc.pinnedOK {
+			dp, reset := CounterDelta(cur.pinned, s.gc.pinned)
+			if reset {
+				s.warnOnce(FlagCounterReset, "metrics: the pinned-event counter went backwards at t=%.1fs (JVM restarted?); counted from zero", x.T+x.Dur)
+			}
+			x.PinnedEvents, x.Pinned = dp, true
+		}
 	}
 	s.gc = cur
 }
 
 func gcCounters(m map[string]float64) *counters {
-	return &counters{count: m[mGCCount], sumSec: m[mGCSum]}
+	p, ok := m[mPinned]
+	return &counters{count: m[mGCCount], sumSec: m[mGCSum], pinned: p, pinnedOK: ok}
 }
 
 // CounterDelta is how much a cumulative counter grew between two readings.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,8 +20,9 @@ import (
 )
 
 // fakeJVM serves Prometheus text whose GC counters grow by 2 pauses and
-// 10 ms per scrape, as a JVM collecting steadily would, and restart from a
-// small value at scrape number resetAt (a JVM that restarted).
+// 10 ms per scrape, and its pinned-event counter by 3, as a JVM collecting
+// (and pinning) steadily would, and restart from a small value at scrape
+// number resetAt (a JVM that restarted).
 type fakeJVM struct {
 	scrapes atomic.Int64
 	resetAt int64
@@ -28,9 +30,9 @@ type fakeJVM struct {
 
 func (f *fakeJVM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := f.scrapes.Add(1) // 1 is the sampler's baseline scrape
-	count, sum := float64(100+2*n), 1.0+0.010*float64(n)
+	count, sum, pinned := float64(100+2*n), 1.0+0.010*float64(n), float64(50+3*n)
 	if f.resetAt > 0 && n >= f.resetAt {
-		count, sum = float64(1+2*(n-f.resetAt)), 0.005+0.010*float64(n-f.resetAt)
+		count, sum, pinned = float64(1+2*(n-f.resetAt)), 0.005+0.010*float64(n-f.resetAt), float64(1+3*(n-f.resetAt))
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	fmt.Fprintf(w, `# TYPE jvm_threads_live_threads gauge
@@ -44,8 +46,9 @@ jvm_gc_pause_seconds_sum{action="end of minor GC",gc="G1 Young Generation"} %g
 hikaricp_connections_active{pool="HikariPool-1"} 4.0
 hikaricp_connections_pending{pool="HikariPool-1"} 9.0
 threadlab_virtual_inflight 7.0
+threadlab_virtual_pinned_total %g
 a malformed line
-`, count, sum)
+`, count, sum, pinned)
 }
 
 // burn keeps one core busy until stop is closed, so the sampled process
@@ -117,12 +120,16 @@ func TestSamplerOnSelf(t *testing.T) {
 		// cumulative counters: the delta is 2 and 10 ms every interval, never
 		// the running total (102, 104, ...). At scrape 5 the JVM "restarted"
 		// and reports 1 pause / 5 ms since: the delta is that, not negative.
-		wantCount, wantMs := 2.0, 10.0
+		// The pinned-event counter likewise: +3 a scrape, 1 after the restart.
+		wantCount, wantMs, wantPinned := 2.0, 10.0, 3.0
 		if i+2 == int(jvm.resetAt) {
-			wantCount, wantMs = 1, 5
+			wantCount, wantMs, wantPinned = 1, 5, 1
 		}
 		if x.GCCount != wantCount || math.Abs(x.GCPauseMs-wantMs) > 1e-6 {
 			t.Errorf("sample %d: gc %v pauses %v ms, want %v and %v", i, x.GCCount, x.GCPauseMs, wantCount, wantMs)
+		}
+		if !x.Pinned || x.PinnedEvents != wantPinned {
+			t.Errorf("sample %d: pinned events %v (counter seen %v), want %v", i, x.PinnedEvents, x.Pinned, wantPinned)
 		}
 		// Host figures are % of one core: at most 100 per CPU.
 		if lim := 100 * float64(runtime.NumCPU()); x.HostCPUPct < 0 || x.HostCPUPct > lim || x.HostStealPct < 0 || x.HostStealPct > lim {
@@ -276,5 +283,88 @@ func TestCoolDown(t *testing.T) {
 	CoolDown(ctx, 1e-9, time.Minute)
 	if time.Since(start) > 100*time.Millisecond {
 		t.Error("cancelled context: CoolDown kept waiting")
+	}
+}
+
+// TestSamplerWithoutPinnedCounter: a target that does not count pinned
+// events (webflux, spring-mvc without threadlab.pinned-events.enabled) has
+// no threadlab_virtual_pinned_total; its samples say so (Pinned false)
+// rather than claim a measured 0.
+func TestSamplerWithoutPinnedCounter(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "jvm_gc_pause_seconds_count %d\njvm_gc_pause_seconds_sum 0.1\n", n.Add(1))
+	}))
+	defer srv.Close()
+	s := Start(context.Background(), os.Getpid(), srv.URL, 50*time.Millisecond)
+	time.Sleep(180 * time.Millisecond)
+	samples := s.Stop()
+	if len(samples) < 2 {
+		t.Fatalf("%d samples", len(samples))
+	}
+	for i, x := range samples {
+		if !x.JVM || x.Pinned || x.PinnedEvents != 0 || x.GCCount != 1 {
+			t.Errorf("sample %d: jvm %v pinned %v (%v events), gc %v; want a scrape without the pinned counter and 1 pause", i, x.JVM, x.Pinned, x.PinnedEvents, x.GCCount)
+		}
+	}
+}
+
+// TestPinnedCounterSurvivesAStarvedScrape: on JDK 21 a pinned burst holds
+// every carrier, so the actuator's scrape (a virtual thread too) times out
+// in the middle of the window. The pinned-event counter is cumulative: the
+// next good scrape's delta covers the gap, so a failed scrape in the middle
+// spoils the gauges (scrape_failed) but not pinned_events; only a failed
+// last scrape does (final_scrape_failed).
+func TestPinnedCounterSurvivesAStarvedScrape(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		failFrom  int64 // scrapes from this number on fail (0: none)
+		failOnly  int64 // only this scrape fails (0: none)
+		wantFinal bool
+		why       string
+	}{
+		{"middle scrape fails", 0, 3, false, "the 4th scrape's delta carries the 3rd's events: the total is whole"},
+		{"last scrapes fail", 3, 0, true, "what happened after the last good scrape is lost: the count is short"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var n atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				k := n.Add(1) // 1 is the baseline
+				if k == tt.failOnly || (tt.failFrom > 0 && k >= tt.failFrom) {
+					http.Error(w, "starved", http.StatusServiceUnavailable)
+					return
+				}
+				fmt.Fprintf(w, "jvm_gc_pause_seconds_count 1\njvm_gc_pause_seconds_sum 0.1\nthreadlab_virtual_pinned_total %d\n", 10+5*k)
+			}))
+			defer srv.Close()
+			s := Start(context.Background(), os.Getpid(), srv.URL, 60*time.Millisecond)
+			time.Sleep(5*60*time.Millisecond + 30*time.Millisecond)
+			samples := s.Stop()
+			scrapes := n.Load()
+			var sum float64
+			for _, x := range samples {
+				sum += x.PinnedEvents
+			}
+			codes := map[string]bool{}
+			for _, f := range s.Flags() {
+				codes[f.Code] = true
+			}
+			if !codes[FlagScrapeFailed] {
+				t.Errorf("flags %v: want scrape_failed", codes)
+			}
+			if codes[FlagFinalScrapeFailed] != tt.wantFinal {
+				t.Errorf("final_scrape_failed = %v, want %v (%s)", codes[FlagFinalScrapeFailed], tt.wantFinal, tt.why)
+			}
+			if !tt.wantFinal {
+				// counter = 10 + 5k at scrape k: the last good scrape (the last
+				// one) minus the baseline (k=1) is 5 * (scrapes - 1).
+				if want := float64(5 * (scrapes - 1)); sum != want {
+					t.Errorf("pinned events over the window %v, want %v over %d scrapes (%s)", sum, want, scrapes, tt.why)
+				}
+			}
+			if slices.Contains(Affects(FlagScrapeFailed), "pinned_events") || !slices.Contains(Affects(FlagFinalScrapeFailed), "pinned_events") {
+				t.Errorf("pinned_events must be spoiled by final_scrape_failed only, not by a scrape failed in the middle")
+			}
+		})
 	}
 }
