@@ -27,14 +27,18 @@ const SmoothFrom = 5
 // The iterations behind a fork's value are not resampled again: the fork's
 // median already carries their noise once (see resampler).
 type sample struct {
-	units []float64
-	// smoothing on the log scale, when the sample has SmoothFrom or more
-	// positive units that are not all equal: centre (mean of the logs),
-	// bandwidth h = s/√n, and the shrink k = 1/√(1+h²/s²) that keeps the
-	// smoothed draws' spread near the sample's (s is the logs' standard
-	// deviation; a draw's log variance is k²(plug-in variance + h²)).
-	smooth       bool
-	centre, h, k float64
+	units  []float64
+	sorted []float64 // the units sorted (the plain bootstrap counts draws over them)
+	// smooth is set when the sample has SmoothFrom or more positive units
+	// that are not all equal: the bootstrap then draws on the log scale,
+	// unit i as base[i] + jitter·Z, where base[i] = c + k(ln x_i − c) and
+	// jitter = k·h, with c the mean of the logs, h = s/√n the bandwidth and
+	// k = 1/√(1+h²/s²) the shrink that keeps the draws' spread near the
+	// sample's (s is the logs' standard deviation; a draw's log variance is
+	// k²(plug-in variance + h²)).
+	smooth bool
+	base   []float64
+	jitter float64
 }
 
 // newSample builds a sample from a cell's values or forks.
@@ -48,7 +52,15 @@ func newSample(values []float64, forks [][]float64) sample {
 			s.units = append(s.units, median(f))
 		}
 	}
-	s.centre, s.h, s.k, s.smooth = smoothing(s.units)
+	s.sorted = slices.Clone(s.units)
+	slices.Sort(s.sorted)
+	c, h, k, ok := smoothing(s.units)
+	if ok {
+		s.smooth, s.jitter = true, k*h
+		for _, x := range s.units {
+			s.base = append(s.base, c+k*(math.Log(x)-c))
+		}
+	}
 	return s
 }
 
@@ -101,9 +113,10 @@ func smoothing(units []float64) (centre, h, k float64, ok bool) {
 // covers (0.94 at 5 forks); the jitter fills the steps. The calibration
 // (METHODOLOGY.md) measures coverage from 3×2 to 10×10 forks × iterations.
 type resampler struct {
-	rng   *rand.Rand
-	draw  []float64 // scratch: one resample
-	stats []float64 // one statistic per resample
+	rng    *rand.Rand
+	draw   []float64 // scratch: one smoothed resample, on the log scale
+	stats  []float64 // one statistic per resample
+	counts []int     // scratch: draws per index (plain bootstrap)
 }
 
 func newResampler(seed int64, label string) *resampler {
@@ -112,16 +125,51 @@ func newResampler(seed int64, label string) *resampler {
 
 // median draws one resampled median of s.
 func (r *resampler) median(s sample) float64 {
-	n := len(s.units)
+	if !s.smooth {
+		return r.plainMedian(s.sorted)
+	}
+	n := len(s.base)
 	r.draw = r.draw[:0]
 	for range n {
-		x := s.units[r.rng.IntN(n)]
-		if s.smooth {
-			x = math.Exp(s.centre + s.k*(math.Log(x)-s.centre+s.h*r.rng.NormFloat64()))
-		}
-		r.draw = append(r.draw, x)
+		r.draw = append(r.draw, s.base[r.rng.IntN(n)]+s.jitter*r.rng.NormFloat64())
 	}
-	return sortedMedian(r.draw)
+	// exp is monotone: the median of the drawn values is the exp of the
+	// middle logs, so only those leave the log scale.
+	sortedMedian(r.draw)
+	if n%2 == 1 {
+		return math.Exp(r.draw[n/2])
+	}
+	return (math.Exp(r.draw[n/2-1]) + math.Exp(r.draw[n/2])) / 2
+}
+
+// plainMedian draws a resampled median of sorted values without sorting:
+// it counts how often each index is drawn and walks the counts to the
+// middle, O(n) instead of O(n²) for the insertion sort.
+func (r *resampler) plainMedian(sorted []float64) float64 {
+	n := len(sorted)
+	if cap(r.counts) < n {
+		r.counts = make([]int, n)
+	}
+	counts := r.counts[:n]
+	clear(counts)
+	for range n {
+		counts[r.rng.IntN(n)]++
+	}
+	// the k-th smallest (0-based) of the resample
+	kth := func(k int) float64 {
+		seen := 0
+		for i, c := range counts {
+			seen += c
+			if seen > k {
+				return sorted[i]
+			}
+		}
+		return sorted[n-1]
+	}
+	if n%2 == 1 {
+		return kth(n / 2)
+	}
+	return (kth(n/2-1) + kth(n/2)) / 2
 }
 
 // interval returns the alpha and 1-alpha percentiles (nearest rank) of
