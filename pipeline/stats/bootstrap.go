@@ -193,15 +193,53 @@ func (r *resampler) interval(samples []sample, n int, alpha float64, stat func(m
 		}
 		r.stats = append(r.stats, x)
 	}
-	slices.Sort(r.stats)
 	// Nearest rank: the ceil(q*n)-th smallest, at least the first. The
 	// 1e-9 keeps 0.975*10000, which floating point may compute as
 	// 9750.000000000002, at rank 9750.
-	rank := func(q float64) float64 {
+	rank := func(q float64) int {
 		k := int(math.Ceil(q*float64(n)-1e-9)) - 1
-		return r.stats[max(0, min(n-1, k))]
+		return max(0, min(n-1, k))
 	}
-	return rank(alpha), rank(1 - alpha)
+	// Two selections instead of a sort: the upper rank first, then the
+	// lower one among the values left below it.
+	kl, kh := rank(alpha), rank(1-alpha)
+	hi = selectKth(r.stats, kh)
+	lo = selectKth(r.stats[:kh+1], kl)
+	return lo, hi
+}
+
+// selectKth rearranges xs so that xs[k] is its k-th smallest (0-based)
+// with nothing larger before it and nothing smaller after it (Hoare's
+// quickselect, middle pivot), and returns xs[k]. Linear on average, where
+// sorting the 10,000 resampled statistics cost as much as drawing them.
+func selectKth(xs []float64, k int) float64 {
+	lo, hi := 0, len(xs)-1
+	for lo < hi {
+		p := xs[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] < p {
+				i++
+			}
+			for xs[j] > p {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return xs[k]
+		}
+	}
+	return xs[k]
 }
 
 // sortedMedian sorts xs in place (insertion sort: cells are small) and

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -246,5 +247,32 @@ func TestIssue9PoolSweep(t *testing.T) {
 	v := Evaluate("platform-plateaus", "flat", check, cells, 1)
 	if v.Status != Supported || !near(v.P, 1.0/252) || !near(v.Ratio, 1003.0/1001) {
 		t.Errorf("status %q p %v ratio %v, want supported with p = 1/252 at 1003/1001; reason %q", v.Status, v.P, v.Ratio, v.Reason)
+	}
+}
+
+// TestSelectKth: selection gives the sorted order's k-th value for every k,
+// with ties and runs of equal values (the resampled medians of few forks).
+func TestSelectKth(t *testing.T) {
+	for _, xs := range [][]float64{
+		{5, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5},
+		{2, 2, 2, 2},
+		{3, 1, 2},
+		{7},
+		{1, 2, 3, 4, 5, 6, 7, 8},
+		{8, 7, 6, 5, 4, 3, 2, 1, 1, 8},
+	} {
+		sorted := slices.Clone(xs)
+		slices.Sort(sorted)
+		for k := range xs {
+			ys := slices.Clone(xs)
+			if got := selectKth(ys, k); got != sorted[k] {
+				t.Errorf("selectKth(%v, %d) = %v, want %v", xs, k, got, sorted[k])
+			}
+			for i := range ys {
+				if (i < k && ys[i] > ys[k]) || (i > k && ys[i] < ys[k]) {
+					t.Errorf("selectKth(%v, %d) left %v out of place in %v", xs, k, ys[i], ys)
+				}
+			}
+		}
 	}
 }
