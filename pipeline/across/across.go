@@ -4,8 +4,8 @@
 // iterations; stats.AcrossRuns holds the arithmetic).
 //
 // Only comparable runs are combined. Two runs are comparable when nothing
-// that can move the numbers on its own differs: the same profile, the same
-// topology (one machine, or the same roles on separate hosts), a complete
+// that can move the numbers on its own differs: the same profile and the
+// same manifest as run (but for its seed, claims and prose), the same topology (one machine, or the same roles on separate hosts), a complete
 // state, and no fingerprint difference that env.Compare marks as mattering
 // (CPU model and flags, cores, kernel, JDK, JVM flags, cgroup limits,
 // library versions). For a multi-host run the target host's fingerprint is
@@ -22,11 +22,16 @@
 package across
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/pipeline/record"
@@ -133,6 +138,9 @@ func Differences(a, b record.Head) ([]string, error) {
 	if a.Meta.Profile != b.Meta.Profile {
 		why = append(why, fmt.Sprintf("profile %s, not %s", orDash(b.Meta.Profile), orDash(a.Meta.Profile)))
 	}
+	if keys := manifestDiff(a.Manifest, b.Manifest); len(keys) > 0 {
+		why = append(why, fmt.Sprintf("the manifest as run differs in %s", strings.Join(keys, ", ")))
+	}
 	if ta, tb := topology(a.Meta), topology(b.Meta); ta != tb {
 		why = append(why, fmt.Sprintf("topology %s, not %s", tb, ta))
 	}
@@ -158,6 +166,43 @@ func Differences(a, b record.Head) ([]string, error) {
 		}
 	}
 	return why, nil
+}
+
+// notMeasured are the manifest keys that do not change what a run
+// measures: its shuffling seed, its claims (re-judged on the same data) and
+// its prose.
+var notMeasured = []string{"seed", "claims", "title", "question", "source", "notes", "profiles"}
+
+// manifestDiff lists the top-level manifest keys whose values differ
+// between two manifests as run, apart from notMeasured. A manifest that is
+// missing or does not parse is "manifest.yaml" itself.
+func manifestDiff(a, b []byte) []string {
+	var ma, mb map[string]any
+	if yaml.Unmarshal(a, &ma) != nil || yaml.Unmarshal(b, &mb) != nil || ma == nil || mb == nil {
+		if bytes.Equal(a, b) {
+			return nil
+		}
+		return []string{record.ManifestFile + " (missing or unreadable)"}
+	}
+	for _, k := range notMeasured {
+		delete(ma, k)
+		delete(mb, k)
+	}
+	keys := map[string]bool{}
+	for k := range ma {
+		keys[k] = true
+	}
+	for k := range mb {
+		keys[k] = true
+	}
+	var out []string
+	for k := range keys {
+		if !reflect.DeepEqual(ma[k], mb[k]) {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // topology names where a run's roles ran: "one machine", or the roles on

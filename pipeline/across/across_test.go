@@ -16,7 +16,8 @@ func head(t *testing.T, id, state, profile, cpu string, ratios ...float64) recor
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := record.Head{Dir: "data/x/" + id, Meta: record.Meta{ID: id, State: state, Profile: profile}, Fingerprint: fp}
+	h := record.Head{Dir: "data/x/" + id, Meta: record.Meta{ID: id, State: state, Profile: profile}, Fingerprint: fp,
+		Manifest: []byte("name: x\niterations: 3\nseed: " + id + "\nclaims: [{id: " + id + "}]\n")}
 	for _, r := range ratios {
 		h.Verdicts = append(h.Verdicts, record.Verdict{ID: "c", Status: "supported", Ratio: r})
 	}
@@ -32,15 +33,20 @@ func TestOf(t *testing.T) {
 		head(t, "r3", "complete", "default", "Xeon", 9),
 		head(t, "r4", "complete", "default", "EPYC", math.Exp(0.7)),
 		head(t, "r5", "interrupted", "default", "EPYC", 9),
+		head(t, "r6", "complete", "default", "EPYC", 9),
+		head(t, "r7", "complete", "default", "EPYC", math.Exp(0.7)),
 	}
+	// r6 measured another design; r7 differs from r4 only in seed and claims.
+	heads[5].Manifest = []byte("name: x\niterations: 9\nseed: 6\n")
 	res, err := Of(heads)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Latest != "r4" || strings.Join(res.Comparable, ",") != "r1,r4" {
-		t.Fatalf("latest %s comparable %v, want r4 and r1,r4", res.Latest, res.Comparable)
+	if res.Latest != "r7" || strings.Join(res.Comparable, ",") != "r1,r4,r7" {
+		t.Fatalf("latest %s comparable %v, want r7 and r1,r4,r7", res.Latest, res.Comparable)
 	}
-	want := map[string]string{"r2": "profile smoke", "r3": `cpu.model "Xeon"`, "r5": "state interrupted"}
+	want := map[string]string{"r2": "profile smoke", "r3": `cpu.model "Xeon"`, "r5": "state interrupted",
+		"r6": "the manifest as run differs in iterations"}
 	for _, e := range res.Excluded {
 		if !strings.Contains(strings.Join(e.Why, "; "), want[e.Run]) {
 			t.Errorf("%s excluded for %v, want %q", e.Run, e.Why, want[e.Run])
@@ -50,8 +56,8 @@ func TestOf(t *testing.T) {
 	if len(want) > 0 {
 		t.Errorf("not excluded: %v", want)
 	}
-	// θ = 0.5, 0.7 → geometric mean e^0.6 (stats.TestAcrossRuns has the interval by hand).
-	if len(res.Claims) != 1 || math.Abs(res.Claims[0].Across.Estimate-math.Exp(0.6)) > 1e-9 {
-		t.Errorf("claims %+v, want one at e^0.6", res.Claims)
+	// θ = 0.5, 0.7, 0.7 → geometric mean e^(1.9/3) (stats.TestAcrossRuns has intervals by hand).
+	if len(res.Claims) != 1 || math.Abs(res.Claims[0].Across.Estimate-math.Exp(1.9/3)) > 1e-9 {
+		t.Errorf("claims %+v, want one at e^(1.9/3)", res.Claims)
 	}
 }

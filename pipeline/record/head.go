@@ -8,12 +8,13 @@ import (
 )
 
 // Head is what a run says about itself without its measurements: its
-// run.json, its fingerprint and its verdicts. Reading the runs of an
+// run.json, its manifest as run, its fingerprint and its verdicts. Reading the runs of an
 // experiment together (pipeline/across: run-to-run variance) needs only
 // these, so it does not load every run's trials and series.
 type Head struct {
 	Dir         string
 	Meta        Meta
+	Manifest    []byte          // manifest.yaml as run; nil when absent
 	Fingerprint json.RawMessage // fingerprint.json; nil when absent
 	Verdicts    []Verdict       // verdicts.json; nil when absent
 }
@@ -25,6 +26,10 @@ func ReadHead(dir string) (Head, error) {
 		if errors.Is(err, os.ErrNotExist) {
 			return Head{}, fmt.Errorf("%s is not a threadlab run directory (no %s): pass data/<experiment>/<run-id>", dir, RunFile)
 		}
+		return Head{}, err
+	}
+	var err error
+	if h.Manifest, err = readOptional(dir, ManifestFile); err != nil {
 		return Head{}, err
 	}
 	fp, err := readOptional(dir, FingerprintFile)
