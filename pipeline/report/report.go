@@ -205,6 +205,7 @@ func renderLatest(r *record.Run, reportsDir string) error {
 		v.Compare = &compareLink{Href: url.PathEscape(id) + "/" + CompareFile, OldID: runID(old), SameHost: same}
 	}
 	v.Latest = &latestLink{ID: id, Href: url.PathEscape(id) + "/index.html"}
+	v.Across = readAcross(r)
 	return writePage(filepath.Join(reportsDir, exp, "index.html"), "run.html", page{runView: v, Up: "../"})
 }
 

@@ -48,6 +48,7 @@ type runView struct {
 	SweepKeys  []string
 	Scripts    []string // JS assets from go-echarts, relative to the page
 	Latest     *latestLink
+	Across     *acrossView // the experiment page only: the runs beside this one (across.go)
 
 	Verdicts    []verdictRow
 	Repro       []reproRow   // the reproduction table (repro.go)

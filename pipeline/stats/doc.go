@@ -27,8 +27,8 @@
 //
 // A cell's Values are one value per independent replicate. When a cell
 // carries Forks (iterations within each fresh JVM), the replicate is the
-// fork: tests compare per-fork medians and intervals resample forks, then
-// iterations within them. Fewer than MinReplicates per cell keeps a claim
+// fork: tests compare per-fork medians and intervals resample the forks by
+// their medians (bootstrap.go). Fewer than MinReplicates per cell keeps a claim
 // inconclusive.
 //
 // # Sequential trials

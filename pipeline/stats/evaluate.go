@@ -36,7 +36,7 @@ type Cell struct {
 	Values []float64
 	// Forks, when set, holds the iterations of each fork (a fresh JVM) in
 	// order: the tests compare per-fork medians, so a fork is the unit of
-	// replication, and intervals come from a hierarchical bootstrap.
+	// replication, and intervals resample the forks by their medians.
 	Forks [][]float64
 }
 

@@ -401,7 +401,7 @@ func TestEvaluateDeterministic(t *testing.T) {
 	if !reflect.DeepEqual(v1, v2) {
 		t.Errorf("same seed, different verdicts:\n%+v\n%+v", v1, v2)
 	}
-	if !strings.Contains(v1.Method, "seed 99") || !strings.Contains(v1.Method, "10000 hierarchical resamples") {
+	if !strings.Contains(v1.Method, "seed 99") || !strings.Contains(v1.Method, "10000 resamples of the replicates") {
 		t.Errorf("method %q does not record the seed and resamples", v1.Method)
 	}
 	// the interval must contain the point estimate for a sample this size

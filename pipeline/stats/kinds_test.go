@@ -1,6 +1,8 @@
 package stats
 
 import (
+	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -136,10 +138,12 @@ func TestEvaluateSequential(t *testing.T) {
 	}
 }
 
-// TestHierarchicalBootstrap: when forks differ from each other far more
-// than iterations within a fork, the fork-level interval must show it;
-// pooling the iterations as if independent would hide it.
-func TestHierarchicalBootstrap(t *testing.T) {
+// TestForkBootstrap: when forks differ from each other far more than
+// iterations within a fork, the interval must show the fork-to-fork spread
+// (pooling the iterations as if independent would hide it); and the
+// iterations are not resampled again, so a fork set gives exactly the
+// interval of its fork medians (the double counting of issue 20 is gone).
+func TestForkBootstrap(t *testing.T) {
 	// Five forks at 80, 90, 100, 110, 120 with iterations ±0.5 around each.
 	var forks [][]float64
 	var pooled []float64
@@ -153,13 +157,79 @@ func TestHierarchicalBootstrap(t *testing.T) {
 	}
 	hLo, hHi := interval(newSample(nil, forks))
 	pLo, pHi := interval(newSample(pooled, nil))
+	mLo, mHi := interval(newSample([]float64{80, 90, 100, 110, 120}, nil))
 	// The fork medians are 80..120, so the resampled median of 5 forks ranges over them: the 90%
-	// interval spans at least 90-110. The pooled 25 iterations give a median interval a few units wide.
+	// interval spans at least 90-110. The pooled 25 iterations, taken as independent, give a narrower one.
 	if !(hLo <= 90 && hHi >= 110) {
-		t.Errorf("hierarchical interval %v-%v, want at least 90-110", hLo, hHi)
+		t.Errorf("fork interval %v-%v, want at least 90-110", hLo, hHi)
 	}
-	if !(hHi-hLo > 2*(pHi-pLo)) {
-		t.Errorf("hierarchical interval %v-%v is not wider than the pooled one %v-%v", hLo, hHi, pLo, pHi)
+	if !(hHi-hLo > 1.5*(pHi-pLo)) {
+		t.Errorf("fork interval %v-%v is not wider than the pooled one %v-%v", hLo, hHi, pLo, pHi)
+	}
+	// Same seed, same units (the fork medians): the same draws, so the same interval.
+	if hLo != mLo || hHi != mHi {
+		t.Errorf("forks give %v-%v, their medians as trials %v-%v; the iterations must not be resampled again", hLo, hHi, mLo, mHi)
+	}
+}
+
+// TestBootstrapThreeByThree checks the unsmoothed interval by hand. With 3
+// units the resampled median is the smallest unit when at least 2 of 3
+// draws pick it: 3·(1/3)²·(2/3) + (1/3)³ = 7/27. For a ratio of two such
+// medians, P(ratio = min A/max B) = (7/27)² = 0.067 > 0.05, so the
+// nearest-rank 5% point is min A/max B = 90/105 and the 95% point max A/min
+// B = 110/95: the interval that misses a pure shift with probability
+// 1/C(6,3) = 0.05 on each side.
+func TestBootstrapThreeByThree(t *testing.T) {
+	a := newSample(nil, [][]float64{{90, 89, 91}, {100, 130, 70}, {110, 111, 109}})
+	b := newSample([]float64{95, 100, 105}, nil)
+	if a.smooth || b.smooth {
+		t.Fatalf("3 units smoothed; smoothing starts at %d", SmoothFrom)
+	}
+	lo, hi := newResampler(3, "x").interval([]sample{a, b}, 20000, 0.05, func(m []float64) float64 { return m[0] / m[1] })
+	if !near(lo, 90.0/105) || !near(hi, 110.0/95) {
+		t.Errorf("interval %v-%v, want %v-%v", lo, hi, 90.0/105, 110.0/95)
+	}
+}
+
+// TestSmoothing checks the smoothed bootstrap's parameters by hand, and
+// the cases it leaves alone.
+func TestSmoothing(t *testing.T) {
+	// Logs of e^{-2}, e^{-1}, e^0, e^1, e^2: mean 0, sample variance (4+1+0+1+4)/4 = 2.5,
+	// s = √2.5 = 1.5811; h = s/√5 = 0.70711; k = 1/√(1 + 1/5) = 0.91287.
+	units := []float64{math.Exp(-2), math.Exp(-1), 1, math.E, math.Exp(2)}
+	c, h, k, ok := smoothing(units)
+	if !ok || math.Abs(c) > 1e-12 || math.Abs(h-math.Sqrt(0.5)) > 1e-12 || math.Abs(k-1/math.Sqrt(1.2)) > 1e-12 {
+		t.Errorf("smoothing = %v %v %v %v, want 0, 0.70711, 0.91287, true", c, h, k, ok)
+	}
+	for _, tc := range []struct {
+		why   string
+		units []float64
+	}{
+		{"4 units: the plain bootstrap is close to exact", []float64{1, 2, 3, 4}},
+		{"a zero (an error count): no log scale", []float64{0, 1, 2, 3, 4}},
+		{"no spread: nothing to smooth", []float64{7, 7, 7, 7, 7}},
+	} {
+		if _, _, _, ok := smoothing(tc.units); ok {
+			t.Errorf("%s: smoothed %v", tc.why, tc.units)
+		}
+	}
+	// A smoothed draw keeps the sample's centre, and its spread stays near the
+	// sample's: the logs of many draws have mean 0 and variance
+	// k²·(plug-in variance (4+1+0+1+4)/5 = 2 + h² = 0.5) = 2.5/1.2 = 2.083.
+	s := newSample(units, nil)
+	r := newResampler(1, "x")
+	var sum, sum2 float64
+	const n = 200000
+	for range n / 5 {
+		r.median(s)
+		for _, x := range r.draw { // a smoothed resample is drawn on the log scale
+			sum += x
+			sum2 += x * x
+		}
+	}
+	mean, v := sum/n, sum2/n-(sum/n)*(sum/n)
+	if math.Abs(mean) > 0.02 || math.Abs(v-2.5/1.2) > 0.03 {
+		t.Errorf("smoothed draws: mean %v, variance %v; want 0 and %v", mean, v, 2.5/1.2)
 	}
 }
 
@@ -177,5 +247,32 @@ func TestIssue9PoolSweep(t *testing.T) {
 	v := Evaluate("platform-plateaus", "flat", check, cells, 1)
 	if v.Status != Supported || !near(v.P, 1.0/252) || !near(v.Ratio, 1003.0/1001) {
 		t.Errorf("status %q p %v ratio %v, want supported with p = 1/252 at 1003/1001; reason %q", v.Status, v.P, v.Ratio, v.Reason)
+	}
+}
+
+// TestSelectKth: selection gives the sorted order's k-th value for every k,
+// with ties and runs of equal values (the resampled medians of few forks).
+func TestSelectKth(t *testing.T) {
+	for _, xs := range [][]float64{
+		{5, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5},
+		{2, 2, 2, 2},
+		{3, 1, 2},
+		{7},
+		{1, 2, 3, 4, 5, 6, 7, 8},
+		{8, 7, 6, 5, 4, 3, 2, 1, 1, 8},
+	} {
+		sorted := slices.Clone(xs)
+		slices.Sort(sorted)
+		for k := range xs {
+			ys := slices.Clone(xs)
+			if got := selectKth(ys, k); got != sorted[k] {
+				t.Errorf("selectKth(%v, %d) = %v, want %v", xs, k, got, sorted[k])
+			}
+			for i := range ys {
+				if (i < k && ys[i] > ys[k]) || (i > k && ys[i] < ys[k]) {
+					t.Errorf("selectKth(%v, %d) left %v out of place in %v", xs, k, ys[i], ys)
+				}
+			}
+		}
 	}
 }

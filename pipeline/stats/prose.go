@@ -53,7 +53,8 @@ func confName(level float64) string {
 
 // resampleText says how an interval was resampled.
 func resampleText(o Options) string {
-	return fmt.Sprintf("%d hierarchical resamples: forks, then iterations within them; seed %d", o.resamples(), o.Seed)
+	return fmt.Sprintf("%d resamples of the replicates (a fork by its median), smoothed from %d replicates; seed %d",
+		o.resamples(), SmoothFrom, o.Seed)
 }
 
 // unitName names a series' replicates: "forks" or "trials".
