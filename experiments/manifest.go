@@ -268,6 +268,11 @@ func (p Precondition) Forms() []string {
 type SeedFigure struct {
 	Value float64 `yaml:"value"`
 	From  string  `yaml:"from"`
+	// Point names the unit of our verdict whose figure is comparable to
+	// the seed's (the sweep point at the seed's own ratio of pool to
+	// threads, say "pool=40"); without it the size reads the deciding,
+	// weakest unit, which may answer a different question.
+	Point string `yaml:"point,omitempty"`
 }
 
 // Decision is the row of the decision framework a supported claim backs.
@@ -275,6 +280,10 @@ type Decision struct {
 	When string `yaml:"when"`
 	Pick string `yaml:"pick"`
 	Then string `yaml:"then,omitempty"`
+	// TestedBy lists the claims of this manifest whose verdicts test the
+	// "then" advice; without them the report shows the advice as the
+	// seed's, not tested here.
+	TestedBy []string `yaml:"tested_by,omitempty"`
 }
 
 // UnmarshalYAML reads variants from a mapping, keeping order.

@@ -46,7 +46,7 @@ func EvaluateClaims(m *experiments.Manifest, trials []record.Trial, o stats.Opti
 		applyPreconditions(&v, checkPreconditions(m, c, cells, trials, h))
 		rv := RecordVerdict(v)
 		if d := c.Decision; d != nil {
-			rv.Decision = &record.Decision{When: d.When, Pick: d.Pick, Then: d.Then}
+			rv.Decision = &record.Decision{When: d.When, Pick: d.Pick, Then: d.Then, TestedBy: d.TestedBy}
 		}
 		out = append(out, rv)
 	}

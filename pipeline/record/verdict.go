@@ -114,4 +114,7 @@ type Decision struct {
 	When string `json:"when"` // the situation, e.g. "I/O-bound, blocking JDBC"
 	Pick string `json:"pick"` // the variant to choose
 	Then string `json:"then,omitempty"`
+	// TestedBy are the claims whose verdicts test Then (the manifest's
+	// decision.tested_by); empty: the seed's advice, not tested here.
+	TestedBy []string `json:"tested_by,omitempty"`
 }

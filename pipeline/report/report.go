@@ -82,7 +82,8 @@ type summaryTable struct {
 func badgeClass(s string) string {
 	switch strings.ToLower(s) {
 	case "supported", "solid", "ok", "pass", "complete", "contradicted", "failed", "fail", "bad", "error",
-		"directional", "warn", "warning", "interrupted", "running", "inconclusive", "unknown", "skip", "not-applicable":
+		"directional", "warn", "warning", "interrupted", "running", "inconclusive", "unknown", "skip", "not-applicable",
+		"smaller", "equivalent", "reversed":
 		return "b-" + strings.ToLower(s)
 	case "true":
 		return "b-ok"

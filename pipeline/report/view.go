@@ -24,7 +24,9 @@ type runView struct {
 	assetsHost string // relative path from the page to reports/assets/
 	hists      map[trialKey]*record.HistogramLog
 	seeds      map[string]seedFigure // claim ID -> the seed write-up's figure
-	recorded   []record.Verdict      // verdicts.json as read
+	checks     map[string]*stats.Check
+	recorded   []record.Verdict // verdicts.json as read
+	readings   []reading        // one per recorded verdict
 
 	Title      string
 	Experiment string
@@ -85,10 +87,16 @@ type runView struct {
 	Compare    *compareLink // the comparison with the previous run, if any
 	Merged     []mergedRow  // percentiles of each cell\'s merged histogram
 	MergedCols []string
-	Method     []string  // the Method section, written from the manifest as run
-	Answer     string    // the Answer paragraph, from the verdicts and measured figures
-	HistFiles  []rawLink // histograms/*.hlog published with the page
-	LogFiles   []rawLink // logs/*.log, capped and redacted
+	Method     []string // the Method section, written from the manifest as run
+	Answer     string   // at most two sentences, from the verdicts and measured figures
+	ClaimList  []string // one line per claim below the answer (claimText)
+	FDR        string   // the Benjamini-Hochberg statement across the page's claims
+	// Extra holds rendered partials other parts of threadlab add to the
+	// page (an across-runs table, a per-fork series chart): each is placed
+	// after the verdicts, in order.
+	Extra     []extraPartial
+	HistFiles []rawLink // histograms/*.hlog published with the page
+	LogFiles  []rawLink // logs/*.log, capped and redacted
 }
 
 // latestLink is set on reports/<experiment>/index.html, the copy of the
@@ -110,6 +118,8 @@ type verdictRow struct {
 	Seed                       string // the seed's figure beside ours, with the magnitude reading
 	Flags                      []string
 	Decision                   *record.Decision
+	Reading                    reading // direction, size, threshold and outcome (reading.go)
+	Then                       thenAdvice
 }
 
 // ciLabel names a verdict's interval: 1 - 2 x its one-sided level (90% for
@@ -235,11 +245,18 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 
 	mi := readMethod(r.Manifest)
 	v.seeds = mi.seeds() // before the verdicts, which show the seed's figure beside ours
+	v.checks = mi.checks()
 	if err := v.verdicts(); err != nil {
 		return nil, err
 	}
 	v.Method = v.method(mi)
-	v.Answer = v.answer(v.seeds)
+	v.Answer = v.answer()
+	for i, x := range v.recorded {
+		v.ClaimList = append(v.ClaimList, claimText(x, v.readings[i]))
+	}
+	if len(v.recorded) > 0 {
+		v.FDR = multiplicity(v.recorded, stats.Alpha).String()
+	}
 	v.summary()
 	v.Wins = newWins(r.Summary, l.Variants, l.Points, l.Measured)
 	v.comparisons()
@@ -370,8 +387,10 @@ func (v *runView) verdicts() error {
 		return fmt.Errorf("read verdicts: %w (fix or delete the file, then rerun threadlab report)", err)
 	}
 	for _, x := range vs {
+		rd := readClaim(x, v.checks[x.ID], v.seeds[x.ID])
+		v.readings = append(v.readings, rd)
 		row := verdictRow{ID: x.ID, Says: x.Says, Status: orDash(x.Status), StatusText: statusText(x.Status), Strength: strength(x), Reason: x.Reason, Leans: x.Leans,
-			Evidence: x.Evidence, Flags: x.Flags, Decision: x.Decision}
+			Evidence: x.Evidence, Flags: x.Flags, Decision: x.Decision, Reading: rd, Then: thenOf(x.Decision, rd, vs, v.checks, v.seeds)}
 		var nums []string
 		if x.Ratio != 0 {
 			s := "ratio " + num(x.Ratio)

@@ -16,7 +16,7 @@ import (
 // verdict and its direction.
 const (
 	OutcomeSupported     = "supported"      // the threshold verdict is supported
-	OutcomeSmaller       = "smaller"        // the effect is smaller than claimed (the direction holds or is not settled)
+	OutcomeSmaller       = "smaller"        // the size is significantly short of the claim (the direction holds or is not settled)
 	OutcomeEquivalent    = "equivalent"     // no direction, and the interval lies inside ±EquivalenceMargin
 	OutcomeReversed      = "reversed"       // the opposite of the claim holds
 	OutcomeInconclusive  = "inconclusive"   // the data decide neither
@@ -45,17 +45,17 @@ func OutcomeText(outcome string, dir int) string {
 }
 
 // ClaimedSign is the direction a compare claim asserts of A/B: +1 for
-// "at_least r" with r > 1 (A ahead), -1 for "at_most r" with r < 1, 0 when
+// "at_least r" with r ≥ 1 (A ahead), -1 for "at_most r" with r ≤ 1, 0 when
 // it asserts none (a band, a non-inferiority bound on the far side of 1,
 // or a check that is not a compare).
 func ClaimedSign(c Check) int {
 	if len(c.Compare) != 2 || (c.AtLeast != nil && c.AtMost != nil) {
 		return 0
 	}
-	if r, ok := Bound(c.AtLeast); ok && r > 1 {
+	if r, ok := Bound(c.AtLeast); ok && r >= 1 {
 		return 1
 	}
-	if r, ok := Bound(c.AtMost); ok && r < 1 {
+	if r, ok := Bound(c.AtMost); ok && r <= 1 {
 		return -1
 	}
 	return 0
@@ -85,8 +85,8 @@ func Outcome(c Check, status string, dir int, lo, hi float64) string {
 			return OutcomeReversed
 		case dir == 0 && inside:
 			return OutcomeEquivalent
-		case s != 0 && (dir == s || status == Contradicted):
-			return OutcomeSmaller
+		case s != 0 && status == Contradicted:
+			return OutcomeSmaller // the size fell short significantly; the direction holds or is unsettled
 		case status == Contradicted:
 			return OutcomeReversed
 		}

@@ -31,7 +31,7 @@ func TestOutcome(t *testing.T) {
 		{"io-bound: 1.08 (0.998–1.147) against ≥ 1.2, no direction, outside ±10%", beats, Contradicted, 0, 0.998, 1.147, OutcomeSmaller},
 		{"no direction and the interval inside ±10% is a tie", beats, Contradicted, 0, 0.95, 1.05, OutcomeEquivalent},
 		{"the opposite direction is a reversal", beats, Contradicted, -1, 0.7, 0.9, OutcomeReversed},
-		{"an inconclusive threshold whose direction holds is smaller", beats, Inconclusive, 1, 1.05, 1.4, OutcomeSmaller},
+		{"an inconclusive threshold whose direction holds is not shown smaller: the size is open", beats, Inconclusive, 1, 1.05, 1.4, OutcomeInconclusive},
 		{"an inconclusive threshold with no direction stays inconclusive", beats, Inconclusive, 0, 0.9, 1.4, OutcomeInconclusive},
 		{"at_most 0.5 claims A below B: A above is reversed", below, Contradicted, 1, 1.1, 1.3, OutcomeReversed},
 		{"at_most 0.5 with A below B but not by half is smaller", below, Contradicted, -1, 0.6, 0.8, OutcomeSmaller},
