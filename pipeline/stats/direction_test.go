@@ -156,3 +156,26 @@ func TestDirectionCalibration(t *testing.T) {
 		t.Errorf("A 30%% ahead at n=10, CV 10%%: direction found %.3f, want ≥ 0.80", up)
 	}
 }
+
+// TestRatioInterval: the interval of new/old over forks covers the ratio
+// of the medians of fork medians, and degenerates to it when every fork
+// holds one constant value.
+func TestRatioInterval(t *testing.T) {
+	// Every fork of a is 100, of b 150: every resample gives 1.5.
+	a := [][]float64{{100, 100}, {100, 100}, {100, 100}}
+	b := [][]float64{{150, 150}, {150, 150}, {150, 150}}
+	if lo, hi := RatioInterval(a, b, 0.05, 200, 1, "x"); lo != 1.5 || hi != 1.5 {
+		t.Errorf("constant forks: %g–%g, want 1.5–1.5", lo, hi)
+	}
+	// Fork medians of a: 99, 100, 101; of b: 198, 200, 202: every
+	// resampled ratio lies in [198/101, 202/99] = [1.96, 2.04].
+	a = [][]float64{{99}, {100}, {101}}
+	b = [][]float64{{198}, {200}, {202}}
+	lo, hi := RatioInterval(a, b, 0.05, 500, 1, "x")
+	if !(lo >= 198.0/101-1e-12 && hi <= 202.0/99+1e-12 && lo <= 2 && hi >= 2) {
+		t.Errorf("interval %g–%g, want inside [1.96, 2.04] around 2", lo, hi)
+	}
+	if lo, _ := RatioInterval(nil, b, 0.05, 10, 1, "x"); !math.IsNaN(lo) {
+		t.Errorf("empty side: %g, want NaN", lo)
+	}
+}
