@@ -527,3 +527,18 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// Forks is a run's fork values of one cell and metric, as the diff reads
+// them (steady-state exclusions applied): the report's summary uses it for
+// the interval of cells too small for the order-statistic one.
+func Forks(r *record.Run, k record.CellKey, name string) [][]float64 {
+	var ts []record.Trial
+	for _, t := range r.Trials {
+		if t.Valid && t.Key() == k {
+			ts = append(ts, t)
+		}
+	}
+	slices.SortStableFunc(ts, func(x, y record.Trial) int { return x.Seq - y.Seq })
+	_, forks := forkValues(ts, name, skipped(r))
+	return forks
+}

@@ -171,3 +171,23 @@ func TestThenAdvice(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryIntervalAndUnits: cells with too few forks for the
+// order-statistic interval get the verdicts' 90% bootstrap interval,
+// labelled, instead of "–" and a few-trials-ci flag on every row; the
+// per-second steal chart is in % of one core (as telemetry samples it:
+// steal ticks / USER_HZ / seconds × 100) and heap in MiB (bytes / 2^20).
+func TestSummaryIntervalAndUnits(t *testing.T) {
+	out := renderFixture(t)
+	page := readFile(t, out, "io-bound/"+ioRun+"/index.html")
+	for _, want := range []string{"974–1042 (90%)", "host CPU steal (% of one core)", "heap used (MiB)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("run page lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"host CPU steal (% of all CPUs)", "heap used (MB)", `<span class="flag">few-trials-ci</span>`} {
+		if strings.Contains(page, bad) {
+			t.Errorf("run page still has %q", bad)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/threadlab/threadlab/experiments/seeds"
+	"github.com/threadlab/threadlab/pipeline/diff"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
 	"gopkg.in/yaml.v3"
@@ -506,6 +507,12 @@ func (v *runView) summary() {
 			if math.Abs(s.Confidence-0.95) > 1e-9 && math.Abs(s.Confidence-95) > 1e-9 {
 				row.CI += " (" + confidence(s.Confidence) + ")"
 			}
+		} else if lo, hi := stats.MedianInterval(diff.Forks(v.run, record.CellKey{Variant: s.Variant, Point: s.Point, Group: s.Group}, s.Metric),
+			stats.Alpha, 0, 1, s.Variant+"|"+s.Point+"|"+s.Group+"|"+s.Metric); !math.IsNaN(lo) && !math.IsNaN(hi) {
+			// Too few forks for the order-statistic interval: the verdicts'
+			// 90% hierarchical bootstrap interval, labelled as such.
+			row.CI = num(lo) + "–" + num(hi) + " (90%)"
+			row.Flags = slices.DeleteFunc(row.Flags, func(f string) bool { return f == stats.FlagFewTrialsCI })
 		} else {
 			row.CIMissing = true
 		}
