@@ -10,7 +10,7 @@ func TestMarkdownTwin(t *testing.T) {
 	md := readFile(t, out, "io-bound/"+ioRun+"/"+MarkdownFile)
 	for _, want := range []string{
 		"| claim | seed's figure | our figure (CI) | verdict | size | host |",
-		"| WebFlux finishes an I/O-bound burst faster than virtual threads `webflux-beats-virtual` (000.3) | 1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall, single trials) | 0.95 (95% CI 0.89–1.45), p = 0.065 | **inconclusive** | smaller here |",
+		"| WebFlux finishes an I/O-bound burst faster than virtual threads `webflux-beats-virtual` (000.3) | 1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall, single trials) | ratio 0.95× (95% CI 0.89–1.45), p = 0.065 | **inconclusive** | smaller here |",
 		"**Answer:** On this host ",
 		"- Supported: ",
 		"Benjamini-Hochberg at a 5% false-discovery rate",

@@ -170,7 +170,7 @@ func TestSeedClaimsTable(t *testing.T) {
 	}
 	page := readFile(t, out, "io-bound/"+ioRun+"/index.html")
 	for _, want := range []struct{ text, why string }{
-		{`<tr><td><a href="#claim-webflux-beats-virtual">WebFlux finishes an I/O-bound burst faster than virtual threads</a> <span class="muted">(seed 000.3)</span></td><td>1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall, single trials)</td><td>0.95 (`,
+		{`<tr><td><a href="#claim-webflux-beats-virtual">WebFlux finishes an I/O-bound burst faster than virtual threads</a> <span class="muted">(seed 000.3)</span></td><td>1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall, single trials)</td><td>ratio 0.95× (`,
 			"the run page's reproduction table: the claim, its seed statement and figure beside ours"},
 		{`<td>smaller here</td>`, "the size reading"},
 		{`<li>000.1: virtual threads finish an I/O burst sooner than 200 platform threads (wall 1325 vs 1042 ms (1.27x), single trials); io-bound/virtual-beats-platform: no verdict in this run`,
