@@ -179,7 +179,7 @@ func clauseText(s string) string {
 	// and proper nouns ("WebFlux", "JDBC", "CPU-bound") as written.
 	word := strings.TrimRight(strings.SplitN(s, " ", 2)[0], ",;:")
 	r := []rune(word)
-	if len(r) > 1 && unicode.IsUpper(r[0]) && strings.ToLower(string(r[1:])) == string(r[1:]) {
+	if len(r) > 0 && unicode.IsUpper(r[0]) && strings.ToLower(string(r[1:])) == string(r[1:]) {
 		return string(unicode.ToLower(r[0])) + s[len(string(r[0])):]
 	}
 	return s
