@@ -20,11 +20,11 @@ func decisionRun(t *testing.T) (dataDir, runDir string) {
 	vs := []record.Verdict{
 		{ID: "size-only", Says: "Parallel rails beat subscribeOn by 2x.", Status: stats.Contradicted, Outcome: stats.OutcomeSmaller,
 			Direction: 1, DirectionP: 0.004, DirectionText: "subscribe/parallel above 1", Ratio: 1.40, Low: 1.17, High: 1.54, P: 0.01, Level: 0.05,
-			Reason: "contradicted: subscribe/parallel = 1.40 is outside ≥ 2",
+			Reason:   "contradicted: subscribe/parallel = 1.40 is outside ≥ 2",
 			Decision: &record.Decision{When: "Independent CPU items in a reactive pipeline", Pick: "sizepick", Then: "one rail per core"}},
 		{ID: "backwards", Says: "WebFlux beats virtual threads by 20%.", Status: stats.Contradicted, Outcome: stats.OutcomeReversed,
 			Direction: -1, DirectionP: 0.002, DirectionText: "virtual/webflux below 1", Ratio: 0.7, Low: 0.6, High: 0.8, P: 0.002, Level: 0.05,
-			Reason: "contradicted: virtual/webflux = 0.7 is outside ≥ 1.2",
+			Reason:   "contradicted: virtual/webflux = 0.7 is outside ≥ 1.2",
 			Decision: &record.Decision{When: "Pure non-blocking I/O", Pick: "revpick"}},
 	}
 	b, err := json.Marshal(vs)
