@@ -29,11 +29,15 @@ import (
 // Manifest describes one experiment: what runs (variants), at which sweep
 // points, under which load, how often, and what the seed write-up claimed.
 type Manifest struct {
-	Name     string   `yaml:"name"`
-	Title    string   `yaml:"title"`
-	Question string   `yaml:"question"`
-	Source   string   `yaml:"source,omitempty"` // the seed write-up, e.g. 000_e13457918b96bd9b.txt
-	Notes    string   `yaml:"notes,omitempty"`
+	Name     string `yaml:"name"`
+	Title    string `yaml:"title"`
+	Question string `yaml:"question"`
+	Source   string `yaml:"source,omitempty"` // the seed write-up, e.g. 000_e13457918b96bd9b.txt
+	Notes    string `yaml:"notes,omitempty"`
+	// Headline names the run (a run ID under data/<name>/) that the
+	// experiment's page and the decision framework headline; without it
+	// they take the newest complete single-host run.
+	Headline string   `yaml:"headline,omitempty"`
 	Services Services `yaml:"services,omitempty"`
 	Variants Variants `yaml:"variants"`
 	Sweep    Sweep    `yaml:"sweep,omitempty"`

@@ -54,6 +54,9 @@ type runRow struct {
 	ID, Href, Started, Host, Profile, State, Trials, Error string
 	Rebuild                                                string
 	Compare                                                string // compare.html against the previous run, when rendered
+	// Headline marks the run the experiment's page and the decision
+	// framework use (headline.go); MultiHost a run over several hosts.
+	Headline, MultiHost bool
 }
 
 // indexRun is the part of a run the index needs; it skips series and
@@ -220,11 +223,12 @@ func dirName(ir indexRun, exp string) (string, string) {
 
 func experimentRows(name string, runs []indexRun, reportsDir string) experimentView {
 	ev := experimentView{Name: name}
+	head := latestRun(runs)
 	for i := len(runs) - 1; i >= 0; i-- { // newest first
 		ir := runs[i]
 		exp, id := dirName(ir, name)
 		row := runRow{ID: id, Started: ir.meta.Started, Host: ir.host, Profile: ir.meta.Profile, State: ir.meta.State,
-			Trials: fmt.Sprintf("%d/%d", ir.valid, ir.trials)}
+			Trials: fmt.Sprintf("%d/%d", ir.valid, ir.trials), Headline: i == head, MultiHost: ir.meta.Hosts != nil}
 		if ir.err != nil {
 			row.Error = ir.err.Error()
 		}

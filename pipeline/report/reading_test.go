@@ -191,3 +191,32 @@ func TestSummaryIntervalAndUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestPickHeadline: an experiment headlines its newest complete
+// single-host run unless its manifest names another; multi-host runs do
+// not take the headline by default.
+func TestPickHeadline(t *testing.T) {
+	single := func(id string) headlineRun { return headlineRun{id: id, complete: true, verdicts: true} }
+	multi := func(id string) headlineRun {
+		return headlineRun{id: id, complete: true, verdicts: true, multiHost: true}
+	}
+	for _, c := range []struct {
+		why  string
+		runs []headlineRun
+		want int
+	}{
+		{"io-bound: the newest is a namespace multi-host run, the single-host one headlines",
+			[]headlineRun{single("a"), single("b"), multi("c")}, 1},
+		{"the newest single-host run", []headlineRun{single("a"), single("b")}, 1},
+		{"only multi-host runs: the newest complete one", []headlineRun{multi("a"), multi("b")}, 1},
+		{"an interrupted single-host run does not beat a complete one",
+			[]headlineRun{single("a"), {id: "b", verdicts: true}}, 0},
+		{"the newest manifest names the headline", []headlineRun{single("a"), multi("b"), {id: "c", complete: true, verdicts: true, named: "b"}}, 1},
+		{"a named run without verdicts is not taken", []headlineRun{single("a"), {id: "b"}, {id: "c", complete: true, verdicts: true, named: "b"}}, 2},
+		{"no verdicts anywhere", []headlineRun{{id: "a", complete: true}}, -1},
+	} {
+		if got := pickHeadline(c.runs); got != c.want {
+			t.Errorf("%s: pickHeadline = %d, want %d", c.why, got, c.want)
+		}
+	}
+}
