@@ -450,7 +450,7 @@ func upperFirst(s string) string {
 func measured(x record.Verdict) string {
 	var nums []string
 	if x.Ratio != 0 {
-		r := "measured ratio " + num(x.Ratio)
+		r := "measured " + num(x.Ratio) // a ratio or a value: the check, not shown here, says which
 		if x.Low != 0 || x.High != 0 {
 			r += ", " + ciLabel(x) + " " + num(x.Low) + "–" + num(x.High)
 		}

@@ -154,7 +154,7 @@ func TestSeedClaimsTable(t *testing.T) {
 		}
 	}
 	for _, want := range []struct{ text, why string }{
-		{`<a href="io-bound/` + ioRun + `/index.html#claim-webflux-beats-virtual">io-bound/webflux-beats-virtual</a>: <span class="badge b-inconclusive">inconclusive</span> measured ratio 0.95`,
+		{`<a href="io-bound/` + ioRun + `/index.html#claim-webflux-beats-virtual">io-bound/webflux-beats-virtual</a>: <span class="badge b-inconclusive">inconclusive</span> ratio 0.95×`,
 			"a row names its claim, links the run's verdict and shows our figure"},
 		{`<code>pool-sweep/pool-limited-tie</code>: <span class="muted">not decided in run ` + poolRun + ` (profile smoke)</span>`,
 			"a claim the latest run did not decide says which run and profile"},

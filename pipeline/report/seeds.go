@@ -83,9 +83,15 @@ func seedVerdictOf(ref string, latest map[string]indexRun, reportsDir string) se
 			continue
 		}
 		sv.Status, sv.StatusText = orDash(v.Status), statusText(v.Status)
+		rd := readClaim(v, ir.checks[v.ID], ir.seeds[v.ID])
+		if rd.Outcome != v.Status && rd.Outcome != "" {
+			sv.StatusText += " (" + rd.OutcomeText + ")"
+		}
 		switch {
 		case v.Status == stats.NotApplicable:
 			sv.Figure = strings.TrimRight(v.Reason, ".")
+		case rd.Size != "":
+			sv.Figure = rd.Size // a ratio as ×, a value with its unit
 		default:
 			sv.Figure = measured(v)
 		}
