@@ -85,6 +85,16 @@ func (m *Manifest) validateClaims(bad badFunc, cs claimScope) {
 			}
 		}
 	}
+	for i, c := range m.Claims {
+		if c.Decision == nil {
+			continue
+		}
+		for j, id := range c.Decision.TestedBy {
+			if !ids[id] {
+				bad(fmt.Sprintf("claims[%d].decision.tested_by[%d]", i, j), "no claim %q in this manifest (name the claims whose verdicts test the then advice)", id)
+			}
+		}
+	}
 }
 
 // claimKind names which of the check forms c is, or "" when none.

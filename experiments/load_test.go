@@ -88,7 +88,7 @@ func TestProblems(t *testing.T) {
 	}{
 		{"unknown key", "typos must not be silently ignored",
 			func(s string) string { return strings.Replace(s, "trials: 3", "trails: 3", 1) }, "",
-			[]string{`demo.yaml:12:1: trails: unknown key "trails", did you mean "trials"? (known keys here: aot_cache, claims, cooldown, forks, fresh_jvm, iterations, load, name, noise, notes, order, pinning, profile, profiles, question, retries, seed, services, source, startup, sweep, title, trials, variants)`}},
+			[]string{`demo.yaml:12:1: trails: unknown key "trails", did you mean "trials"? (known keys here: aot_cache, claims, cooldown, forks, fresh_jvm, headline, iterations, load, name, noise, notes, order, pinning, profile, profiles, question, retries, seed, services, source, startup, sweep, title, trials, variants)`}},
 		{"unknown nested key", "strictness applies at every depth",
 			func(s string) string {
 				return strings.Replace(s, "{target: spring-mvc}", "{target: spring-mvc, propertys: {a: b}}", 1)

@@ -29,11 +29,15 @@ import (
 // Manifest describes one experiment: what runs (variants), at which sweep
 // points, under which load, how often, and what the seed write-up claimed.
 type Manifest struct {
-	Name     string   `yaml:"name"`
-	Title    string   `yaml:"title"`
-	Question string   `yaml:"question"`
-	Source   string   `yaml:"source,omitempty"` // the seed write-up, e.g. 000_e13457918b96bd9b.txt
-	Notes    string   `yaml:"notes,omitempty"`
+	Name     string `yaml:"name"`
+	Title    string `yaml:"title"`
+	Question string `yaml:"question"`
+	Source   string `yaml:"source,omitempty"` // the seed write-up, e.g. 000_e13457918b96bd9b.txt
+	Notes    string `yaml:"notes,omitempty"`
+	// Headline names the run (a run ID under data/<name>/) that the
+	// experiment's page and the decision framework headline; without it
+	// they take the newest complete single-host run.
+	Headline string   `yaml:"headline,omitempty"`
 	Services Services `yaml:"services,omitempty"`
 	Variants Variants `yaml:"variants"`
 	Sweep    Sweep    `yaml:"sweep,omitempty"`
@@ -320,6 +324,11 @@ type SeedFigure struct {
 	Value  *float64 `yaml:"value,omitempty"`
 	Scaled *float64 `yaml:"scaled,omitempty"`
 	From   string   `yaml:"from"`
+	// Point names the unit of our verdict whose figure is comparable to
+	// the seed's (the sweep point at the seed's own ratio of pool to
+	// threads, say "pool=40"); without it the size reads the deciding,
+	// weakest unit, which may answer a different question.
+	Point string `yaml:"point,omitempty"`
 }
 
 // Decision is the row of the decision framework a supported claim backs.
@@ -327,6 +336,10 @@ type Decision struct {
 	When string `yaml:"when"`
 	Pick string `yaml:"pick"`
 	Then string `yaml:"then,omitempty"`
+	// TestedBy lists the claims of this manifest whose verdicts test the
+	// "then" advice; without them the report shows the advice as the
+	// seed's, not tested here.
+	TestedBy []string `yaml:"tested_by,omitempty"`
 }
 
 // UnmarshalYAML reads variants from a mapping, keeping order.

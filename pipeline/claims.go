@@ -49,7 +49,7 @@ func EvaluateClaims(m *experiments.Manifest, trials []record.Trial, o stats.Opti
 		applyPreconditions(&v, checkPreconditions(m, c, cells, trials, h))
 		rv := RecordVerdict(v)
 		if d := c.Decision; d != nil {
-			rv.Decision = &record.Decision{When: d.When, Pick: d.Pick, Then: d.Then}
+			rv.Decision = &record.Decision{When: d.When, Pick: d.Pick, Then: d.Then, TestedBy: d.TestedBy}
 		}
 		rv.DesignFact = c.DesignFact
 		if d := c.Differs; d != nil {
@@ -84,7 +84,8 @@ func RecordVerdict(v stats.Verdict) record.Verdict {
 	rv := record.Verdict{ID: v.ID, Says: v.Says, Status: v.Status, Reason: v.Reason, Leans: v.Leans,
 		Evidence: v.Evidence, Point: v.Point, Ratio: record.Finite(v.Ratio), Low: record.Finite(v.Low),
 		High: record.Finite(v.High), P: record.Finite(v.P), Method: v.Method, Flags: v.Flags,
-		Open: v.Open, Look: v.Look, MaxLooks: v.MaxLooks, Level: v.Level, Version: v.Version}
+		Open: v.Open, Look: v.Look, MaxLooks: v.MaxLooks, Level: v.Level, Version: v.Version,
+		Direction: v.Direction, DirectionP: record.Finite(v.DirectionP), DirectionText: v.DirectionText, Outcome: v.Outcome}
 	for _, p := range v.Points {
 		rv.Points = append(rv.Points, record.Point{Point: p.Point, Ratio: record.Num(p.Ratio), Low: record.Num(p.Low),
 			High: record.Num(p.High), P: record.Num(p.P), PAdj: record.Num(p.PAdj), Status: p.Status, Reason: p.Reason})

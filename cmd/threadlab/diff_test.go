@@ -26,10 +26,10 @@ func TestDiffCommand(t *testing.T) {
 		why    string
 	}{
 		{"markdown", []string{"--format", "markdown", base, same}, 0,
-			[]string{"## threadlab diff: io-bound", "Same machine and software", "### wall_ms (lower is better)", "| variant | point | old | new | Δ | Δ 95% CI | p |", "| virtual | burst=600 |"}, "",
+			[]string{"## threadlab diff: io-bound", "Same machine and software", "### wall_ms (lower is better)", "| variant | point | old | new | Δ | Δ 90% CI | p |", "| virtual | burst=600 |"}, "",
 			"the pull-request form, every row ~"},
 		{"flags after the runs", []string{base, slower, "--format", "markdown", "--fail-on-regression"}, 1,
-			[]string{"### wall_ms", "| virtual | burst=600 | 1046 ± 1% | 1252 ± 1% | +19.8% | +17% to +23% | p=0.0087 n=6+6 |"},
+			[]string{"### wall_ms", "| virtual | burst=600 | 1046 ± 0.8% | 1252 ± 0.8% | +19.8% | +19% to +21% | p=0.0087 n=6+6 |"},
 			"4 significant regression(s) (--fail-on-regression):\n  wall_ms virtual burst=600 group main: 1046 -> 1252 (+19.8%, p=0.0087)",
 			"a CI gate fails on the regression after printing the table"},
 		{"no regression to fail on", []string{"--fail-on-regression", base, same}, 0,

@@ -6,10 +6,14 @@
 // by package record, compares their fingerprints first (env.Compare: another
 // CPU or JDK explains a difference as well as the change does), then, per
 // metric, gathers the valid trials of every cell (variant x sweep point x
-// request group) on both sides, summarizes each side (stats.Summarize: the
-// median and its 95% interval), flags noisy cells (stats.Flags), compares
-// old and new with the Mann-Whitney U test (stats.Compare) and applies
-// Holm's correction across the cells of the metric (stats.AdjustHolm). The
+// request group) on both sides as forks (each fork the median of its
+// steady-state iterations: a fork is the unit of replication, as in the
+// verdicts), summarizes each side over its fork medians with the verdicts'
+// 90% hierarchical bootstrap interval (stats.MedianInterval,
+// stats.RatioInterval), flags noisy cells (stats.Flags), compares old and
+// new with the Mann-Whitney U test at the verdicts' level in each direction
+// (stats.Compare) and applies Holm's correction across the cells of the
+// metric (stats.AdjustHolm). The
 // Result renders as Markdown for a pull request or as aligned text for a
 // terminal; every warning is data in the Result before it is prose.
 package diff
@@ -37,7 +41,9 @@ type Options struct {
 	// Default: the runs' primary metric (wall_ms for a burst, rps
 	// otherwise), then rps, p50_ms and p99_ms.
 	Metrics []string
-	// Alpha is the significance level (default stats.Alpha, 0.05).
+	// Alpha is the one-sided level of each direction, as the verdicts use
+	// it (default stats.Alpha, 0.05): the two-sided test runs at 2×Alpha
+	// and the intervals are 1−2×Alpha (90%).
 	Alpha float64
 }
 
@@ -71,7 +77,10 @@ type Result struct {
 	// experiment, profile or manifest, or a run that did not complete.
 	Design []string
 	Tables []Table
-	Alpha  float64
+	// Alpha is the two-sided level of the row tests (2× the verdicts'
+	// one-sided level), Level that one-sided level: intervals are 1−2×Level.
+	Alpha float64
+	Level float64
 	// Verdicts pairs each claim's verdict in both runs.
 	Verdicts []VerdictChange
 	// Fingerprints is every fingerprint field of both runs, side by side.
@@ -92,10 +101,17 @@ type Table struct {
 // Row is one cell: a variant at a sweep point in a request group.
 type Row struct {
 	Variant, Point, Group string
-	// Old and New summarize each side's valid trials; N is 0 when the cell
-	// is missing from that run.
+	// Old and New summarize each side's fork medians (a fork is the unit
+	// of replication, as on the run pages; each fork is the median of its
+	// valid steady-state iterations); N counts forks and is 0 when the
+	// cell is missing from that run.
 	Old, New           stats.Summary
-	OldFlags, NewFlags []stats.Flag
+	OldForks, NewForks [][]float64
+	// OldLow..NewHigh bound each side's median, RatioLow and RatioHigh
+	// new/old, by the hierarchical bootstrap at the verdicts' level.
+	OldLow, OldHigh, NewLow, NewHigh float64
+	RatioLow, RatioHigh              float64
+	OldFlags, NewFlags               []stats.Flag
 	// OldInvalid and NewInvalid count trials left out, with their reasons.
 	OldInvalid, NewInvalid []string
 	// Cmp compares new against old; nil when either side has no trials.
@@ -146,10 +162,11 @@ func (r *Result) Mismatch() []env.Difference {
 
 // Runs compares run b (new) against run a (old).
 func Runs(a, b *record.Run, opt Options) (*Result, error) {
-	alpha := opt.Alpha
-	if !(alpha > 0 && alpha < 1) {
-		alpha = stats.Alpha
+	level := opt.Alpha
+	if !(level > 0 && level < 0.5) {
+		level = stats.Alpha
 	}
+	alpha := 2 * level // two-sided: each direction at the verdicts' one-sided level
 	metrics := opt.Metrics
 	if len(metrics) == 0 {
 		metrics = defaultMetrics(a, b)
@@ -159,7 +176,7 @@ func Runs(a, b *record.Run, opt Options) (*Result, error) {
 			return nil, fmt.Errorf("unknown metric %q: use a numeric column of trials.csv (%s)", m, strings.Join(metric.Names(), ", "))
 		}
 	}
-	res := &Result{Old: side(a), New: side(b), Alpha: alpha}
+	res := &Result{Old: side(a), New: side(b), Alpha: alpha, Level: level}
 	for _, s := range []struct {
 		name string
 		run  *record.Run
@@ -175,6 +192,7 @@ func Runs(a, b *record.Run, opt Options) (*Result, error) {
 	res.Design = append(design(a, b), hostsDesign(a, b)...)
 
 	oldCells, newCells := cells(a), cells(b)
+	oldSkip, newSkip := skipped(a), skipped(b)
 	keys := order(a, b, oldCells, newCells)
 	for _, name := range metrics {
 		t := Table{Metric: name, HigherIsBetter: metric.HigherIsBetter(name)}
@@ -182,14 +200,20 @@ func Runs(a, b *record.Run, opt Options) (*Result, error) {
 		var at []int
 		for _, k := range keys {
 			o, n := oldCells.get(k), newCells.get(k)
-			xo, xn := values(o.valid, name), values(n.valid, name)
+			xo, fo := forkValues(o.valid, name, oldSkip)
+			xn, fn := forkValues(n.valid, name, newSkip)
 			row := Row{Variant: k.Variant, Point: k.Point, Group: k.Group,
-				Old: stats.Summarize(xo), New: stats.Summarize(xn), OldInvalid: o.invalid, NewInvalid: n.invalid}
+				Old: stats.Summarize(xo), New: stats.Summarize(xn), OldInvalid: o.invalid, NewInvalid: n.invalid,
+				OldForks: fo, NewForks: fn}
+			label := name + "|" + k.Variant + "|" + k.Point + "|" + k.Group
+			row.OldLow, row.OldHigh = stats.MedianInterval(fo, level, 0, 1, "old|"+label)
+			row.NewLow, row.NewHigh = stats.MedianInterval(fn, level, 0, 1, "new|"+label)
+			row.RatioLow, row.RatioHigh = stats.RatioInterval(fo, fn, level, 0, 1, label)
 			if len(xo) > 0 {
-				row.OldFlags = stats.Flags(xo, t.HigherIsBetter)
+				row.OldFlags = rowFlags(xo, t.HigherIsBetter)
 			}
 			if len(xn) > 0 {
-				row.NewFlags = stats.Flags(xn, t.HigherIsBetter)
+				row.NewFlags = rowFlags(xn, t.HigherIsBetter)
 			}
 			if len(xo) > 0 && len(xn) > 0 {
 				c := stats.Compare(xo, xn, alpha)
@@ -432,15 +456,69 @@ func comparePoints(x, y string) int {
 	return len(px) - len(py)
 }
 
-// values extracts one metric from trials, skipping NaN.
-func values(ts []record.Trial, name string) []float64 {
-	var xs []float64
-	for _, t := range ts {
-		if x, ok := metric.Value(t, name); ok && !math.IsNaN(x) {
-			xs = append(xs, x)
+// rowFlags are a side's noise flags, without few-trials-ci: the row's
+// interval is the bootstrap's, which exists from one fork on, so the order-
+// statistic interval's minimum would be a footnote on nearly every row.
+func rowFlags(xs []float64, higherIsBetter bool) []stats.Flag {
+	return slices.DeleteFunc(stats.Flags(xs, higherIsBetter), func(f stats.Flag) bool { return f.Code == stats.FlagFewTrialsCI })
+}
+
+// forkKey names one fork of one cell, for the steady-state exclusions.
+type forkKey struct {
+	variant, point, group string
+	fork                  int
+}
+
+// skipped is how many leading iterations of each fork steady.json left
+// out of the fork medians (the run page's reading); nil without one.
+func skipped(r *record.Run) map[forkKey]int {
+	st, ok, err := record.ReadSteady(r.Dir)
+	if err != nil || !ok {
+		return nil
+	}
+	out := map[forkKey]int{}
+	for _, c := range st.Cells {
+		for _, f := range c.Forks {
+			if f.Excluded > 0 {
+				out[forkKey{c.Variant, c.Point, c.Group, f.Fork}] = f.Excluded
+			}
 		}
 	}
-	return xs
+	return out
+}
+
+// forkValues extracts one metric from a cell's valid trials (in
+// execution order): the iterations of each fork after its steady-state
+// exclusions, and each fork's median, the unit of replication. A row
+// without a fork id (a run made before forks) is a fork of its own.
+func forkValues(ts []record.Trial, name string, skip map[forkKey]int) (medians []float64, forks [][]float64) {
+	index := map[int]int{}
+	seen := map[int]int{} // iterations of each fork met so far, valid or not in the metric
+	for _, t := range ts {
+		id := t.Fork
+		if id == 0 {
+			id = -t.Trial - 1
+		}
+		seen[id]++
+		if t.Fork != 0 && seen[id] <= skip[forkKey{t.Variant, t.Point, t.Group, t.Fork}] {
+			continue
+		}
+		x, ok := metric.Value(t, name)
+		if !ok || math.IsNaN(x) {
+			continue
+		}
+		i, ok := index[id]
+		if !ok {
+			i = len(forks)
+			index[id] = i
+			forks = append(forks, nil)
+		}
+		forks[i] = append(forks[i], x)
+	}
+	for _, f := range forks {
+		medians = append(medians, stats.Median(f))
+	}
+	return medians, forks
 }
 
 func orDash(s string) string {
@@ -448,4 +526,19 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// Forks is a run's fork values of one cell and metric, as the diff reads
+// them (steady-state exclusions applied): the report's summary uses it for
+// the interval of cells too small for the order-statistic one.
+func Forks(r *record.Run, k record.CellKey, name string) [][]float64 {
+	var ts []record.Trial
+	for _, t := range r.Trials {
+		if t.Valid && t.Key() == k {
+			ts = append(ts, t)
+		}
+	}
+	slices.SortStableFunc(ts, func(x, y record.Trial) int { return x.Seq - y.Seq })
+	_, forks := forkValues(ts, name, skipped(r))
+	return forks
 }

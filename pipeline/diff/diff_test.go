@@ -49,7 +49,7 @@ func TestDiffGolden(t *testing.T) {
 		{"slower.md", "base", "slower", Options{}, "a 20% regression, a noisy cell and an invalid trial, each with a footnote"},
 		{"elsewhere.md", "base", "elsewhere", Options{}, "another CPU and JDK: the warning comes before any number"},
 		{"elsewhere.txt", "base", "elsewhere", Options{}, "the terminal form of the fingerprint warning"},
-		{"few.txt", "base", "few", Options{}, "a smoke run: ± ∞ and few-trials footnotes, another profile and an interrupted run"},
+		{"few.txt", "base", "few", Options{}, "a smoke run: few-trials-test footnotes, another profile and an interrupted run"},
 		{"metric.txt", "base", "slower", Options{Metrics: []string{"p99_ms", "distinct_threads"}}, "--metric picks the tables"},
 		{"slower.html", "base", "slower", Options{}, "the comparison page: a changed verdict, Δ with CI, geomean, fingerprints side by side"},
 		{"elsewhere.html", "base", "elsewhere", Options{}, "the comparison page warns about another machine before any number"},
@@ -300,20 +300,23 @@ func sign(x int) int {
 }
 
 func TestDiffSummaryCell(t *testing.T) {
+	nan := math.NaN()
 	cases := []struct {
-		s    stats.Summary
-		want string
-		why  string
+		s      stats.Summary
+		lo, hi float64
+		want   string
+		why    string
 	}{
-		// [98, 99, 100, 100, 101, 102]: median 100, interval [98, 102]: ± 2%.
-		{stats.Summarize([]float64{100, 101, 99, 100, 102, 98}), "100 ± 2%", "the larger distance to the interval's ends, relative"},
-		// [1000, 1001, 1002, 1003, 1004, 1005]: median 1002.5, interval [1000, 1005]: 2.5/1002.5 = 0.25%.
-		{stats.Summarize([]float64{1000, 1001, 1002, 1003, 1004, 1005}), "1002 ± 0.2%", "below 1% one decimal"},
-		{stats.Summarize([]float64{10, 11, 12}), "11 ± ∞", "three trials give no interval"},
-		{stats.Summarize(nil), "—", "a cell missing from one run"},
+		// median 100, interval [98, 102]: ± 2%.
+		{stats.Summarize([]float64{100, 101, 99, 100, 102, 98}), 98, 102, "100 ± 2%", "the larger distance to the interval's ends, relative"},
+		// median 1002.5, interval [1000, 1005]: 2.5/1002.5 = 0.25%.
+		{stats.Summarize([]float64{1000, 1001, 1002, 1003, 1004, 1005}), 1000, 1005, "1002 ± 0.2%", "below 1% one decimal"},
+		{stats.Summarize([]float64{10, 11, 12}), 10, 13, "11 ± 18%", "three forks have a bootstrap interval: (13-11)/11"},
+		{stats.Summarize([]float64{10}), nan, nan, "10 ± ?", "no interval computed"},
+		{stats.Summarize(nil), nan, nan, "—", "a cell missing from one run"},
 	}
 	for _, c := range cases {
-		if got := summary(c.s); got != c.want {
+		if got := summary(c.s, c.lo, c.hi); got != c.want {
 			t.Errorf("summary(%+v) = %q, want %q (%s)", c.s, got, c.want, c.why)
 		}
 	}
@@ -368,7 +371,7 @@ func TestDiffOneSided(t *testing.T) {
 	if err := res.Markdown(&out); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "| platform | burst=300 | 702.7 ± 1% | — | old only |") {
+	if !strings.Contains(out.String(), "| platform | burst=300 | 702.7 ± 0.8% | — | old only |") {
 		t.Errorf("no row for the cell only the old run has:\n%s", out.String())
 	}
 }

@@ -101,15 +101,14 @@ func (g Geomean) String() string {
 	return fmt.Sprintf("%+.1f%%", 100*(g.Ratio-1))
 }
 
-// DeltaCI bounds the change new/old - 1 from the two medians' 95%
-// intervals: (new low / old high - 1, new high / old low - 1). It is
-// conservative (wider than an interval of the ratio itself), and NaN when
-// either side has no interval.
+// DeltaCI is the interval of the change new/old − 1: the hierarchical
+// bootstrap of the ratio of the two medians over forks (stats.RatioInterval,
+// the interval a compare claim gets), NaN when either side is empty.
 func (r Row) DeltaCI() (lo, hi float64) {
-	if !r.Old.HasCI() || !r.New.HasCI() || !(r.Old.Low > 0) || !(r.Old.High > 0) {
+	if math.IsNaN(r.RatioLow) || math.IsNaN(r.RatioHigh) || (r.RatioLow == 0 && r.RatioHigh == 0) {
 		return math.NaN(), math.NaN()
 	}
-	return r.New.Low/r.Old.High - 1, r.New.High/r.Old.Low - 1
+	return r.RatioLow - 1, r.RatioHigh - 1
 }
 
 // deltaCI formats DeltaCI as a percentage range.

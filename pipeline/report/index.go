@@ -17,6 +17,11 @@ import (
 // indexView is reports/index.html: the decision framework first (what a
 // reader came for), then every experiment and its runs.
 type indexView struct {
+	// Answer is the short answer to "platform, virtual threads or
+	// WebFlux?" across the catalog, each clause linked to its evidence;
+	// FDR the Benjamini-Hochberg statement across the latest runs' claims.
+	Answer      indexAnswer
+	FDR         string
 	Decisions   []decisionRow
 	Experiments []experimentView
 	// NotApplicable is set when a decision row's claim did not apply on
@@ -37,6 +42,9 @@ type decisionRow struct {
 	Flags                   []string
 	Experiment, Run, Href   string
 	RunState                string
+	Reading                 reading    // outcome, direction, size, threshold (reading.go)
+	Advice                  thenAdvice // the "then", where the pick stands
+	Shortfall               string     // for "smaller than claimed": by how much
 }
 
 type experimentView struct {
@@ -49,6 +57,9 @@ type runRow struct {
 	ID, Href, Started, Host, Profile, State, Trials, Error string
 	Rebuild                                                string
 	Compare                                                string // compare.html against the previous run, when rendered
+	// Headline marks the run the experiment's page and the decision
+	// framework use (headline.go); MultiHost a run over several hosts.
+	Headline, MultiHost bool
 }
 
 // indexRun is the part of a run the index needs; it skips series and
@@ -58,6 +69,7 @@ type indexRun struct {
 	meta     record.Meta
 	manifest *manifestInfo
 	seeds    map[string]seedFigure
+	checks   map[string]*stats.Check
 	verdicts []record.Verdict
 	host     string
 	valid    int
@@ -80,7 +92,8 @@ func readIndexRun(dir string) indexRun {
 		if yaml.Unmarshal(b, &m) == nil {
 			ir.manifest = &m
 		}
-		ir.seeds = readMethod(b).seeds()
+		mi := readMethod(b)
+		ir.seeds, ir.checks = mi.seeds(), mi.checks()
 	}
 	if b, err := record.ReadRegular(filepath.Join(dir, record.FingerprintFile), record.MaxMetaBytes); err == nil {
 		if n, err := parseJSON(b); err == nil {
@@ -141,6 +154,7 @@ func Index(dataDir, reportsDir string) (string, error) {
 		return "", fmt.Errorf("create %s: %w (check that --reports points to a writable directory)", reportsDir, err)
 	}
 	var iv indexView
+	var shown []record.Verdict      // every claim of the runs whose verdicts stand, for the FDR statement
 	latest := map[string]indexRun{} // by experiment: the run whose verdicts stand
 	for _, e := range entries {
 		if !e.IsDir() {
@@ -161,6 +175,7 @@ func Index(dataDir, reportsDir string) (string, error) {
 		if i := latestRun(runs); i >= 0 {
 			exp, _ := dirName(runs[i], e.Name())
 			latest[exp] = runs[i]
+			shown = append(shown, runs[i].verdicts...)
 		}
 		for _, d := range decisionRows(e.Name(), runs) {
 			if _, err := os.Stat(filepath.Join(reportsDir, d.Experiment, d.Run, "index.html")); err != nil {
@@ -174,19 +189,31 @@ func Index(dataDir, reportsDir string) (string, error) {
 	if iv.Seeds, err = seedRows(latest, reportsDir); err != nil {
 		return "", fmt.Errorf("seed claims inventory: %w (fix %s; go test ./experiments/seeds says where)", err, seeds.File)
 	}
-	// Trustworthy rows first; within a strength, experiments in name order.
-	rank := map[string]int{"solid": 0, "directional": 1, "inconclusive": 2, stats.NotApplicable: 3, "contradicted": 4}
-	sort.SliceStable(iv.Decisions, func(i, j int) bool {
-		ri, ok := rank[iv.Decisions[i].Strength]
-		if !ok {
-			ri = 4
+	// Rows a reader can act on first: held (solid before directional),
+	// smaller than claimed, then the rest; within one, experiments in
+	// name order.
+	rank := func(d decisionRow) int {
+		switch {
+		case d.Reading.Outcome == stats.OutcomeSupported && d.Strength == "solid":
+			return 0
+		case d.Reading.Outcome == stats.OutcomeSupported:
+			return 1
+		case d.Reading.Outcome == stats.OutcomeSmaller:
+			return 2
+		case d.Reading.Outcome == stats.OutcomeEquivalent:
+			return 3
+		case d.Reading.Outcome == stats.OutcomeInconclusive:
+			return 4
+		case d.Reading.Outcome == stats.OutcomeNotApplicable:
+			return 5
 		}
-		rj, ok := rank[iv.Decisions[j].Strength]
-		if !ok {
-			rj = 4
-		}
-		return ri < rj
-	})
+		return 6
+	}
+	sort.SliceStable(iv.Decisions, func(i, j int) bool { return rank(iv.Decisions[i]) < rank(iv.Decisions[j]) })
+	iv.Answer = newIndexAnswer(iv.Decisions)
+	if len(shown) > 0 {
+		iv.FDR = multiplicity(shown, stats.Alpha).String()
+	}
 	path := filepath.Join(reportsDir, "index.html")
 	return path, writePage(path, "index.html", iv)
 }
@@ -204,11 +231,12 @@ func dirName(ir indexRun, exp string) (string, string) {
 
 func experimentRows(name string, runs []indexRun, reportsDir string) experimentView {
 	ev := experimentView{Name: name}
+	head := latestRun(runs)
 	for i := len(runs) - 1; i >= 0; i-- { // newest first
 		ir := runs[i]
 		exp, id := dirName(ir, name)
 		row := runRow{ID: id, Started: ir.meta.Started, Host: ir.host, Profile: ir.meta.Profile, State: ir.meta.State,
-			Trials: fmt.Sprintf("%d/%d", ir.valid, ir.trials)}
+			Trials: fmt.Sprintf("%d/%d", ir.valid, ir.trials), Headline: i == head, MultiHost: ir.meta.Hosts != nil}
 		if ir.err != nil {
 			row.Error = ir.err.Error()
 		}
@@ -257,7 +285,9 @@ func decisionRows(name string, runs []indexRun) []decisionRow {
 		if v.Decision == nil {
 			continue
 		}
+		rd := readClaim(v, ir.checks[v.ID], ir.seeds[v.ID])
 		out = append(out, decisionRow{
+			Reading: rd, Advice: thenOf(v.Decision, rd, ir.verdicts, ir.checks, ir.seeds), Shortfall: shortfall(v, rd),
 			When: v.Decision.When, Pick: v.Decision.Pick, Then: v.Decision.Then,
 			Claim: v.ID, Says: v.Says, Status: orDash(v.Status), Strength: strength(v), Leans: v.Leans, Flags: v.Flags,
 			Because:    because(v, ir.seeds[v.ID]),

@@ -21,6 +21,7 @@ type manifestInfo struct {
 	Question string    `yaml:"question"`
 	Source   string    `yaml:"source"`
 	Notes    string    `yaml:"notes"`
+	Headline string    `yaml:"headline"`
 	Variants yaml.Node `yaml:"variants"`
 	Sweep    yaml.Node `yaml:"sweep"`
 	Load     struct {

@@ -39,6 +39,15 @@ func (v *runView) markdown() []byte {
 	if v.Answer != "" {
 		fmt.Fprintf(&b, "**Answer:** %s\n\n", mdText(v.Answer))
 	}
+	for _, c := range v.ClaimList {
+		fmt.Fprintf(&b, "- %s\n", mdText(c))
+	}
+	if len(v.ClaimList) > 0 {
+		b.WriteString("\n")
+	}
+	if v.FDR != "" {
+		fmt.Fprintf(&b, "%s\n\n", mdText(v.FDR))
+	}
 
 	b.WriteString("## Reproduction\n\n")
 	if len(v.Repro) == 0 {

@@ -16,8 +16,10 @@ func TestMarkdownTwin(t *testing.T) {
 	md := readFile(t, out, "io-bound/"+ioRun+"/"+MarkdownFile)
 	for _, want := range []string{
 		"| claim | seed's figure | our figure (CI) | verdict | size | host |",
-		"| WebFlux finishes an I/O-bound burst faster than virtual threads `webflux-beats-virtual` (000.3) | 1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall, single trials) | 0.95 (95% CI 0.89–1.45), p = 0.065 | **inconclusive** | smaller here |",
-		"**Answer:** Median wall time (ms): platform 990",
+		"| WebFlux finishes an I/O-bound burst faster than virtual threads `webflux-beats-virtual` (000.3) | 1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall, single trials) | ratio 0.95× (95% CI 0.89–1.45), p = 0.065 | **inconclusive** | smaller here |",
+		"**Answer:** On this host ",
+		"- Supported: ",
+		"Benjamini-Hochberg at a 5% false-discovery rate",
 		"[The full report with charts](index.html)",
 		// the inventory's statements about io-bound that this run has no verdict for
 		"| 000.1: virtual threads finish an I/O burst sooner than 200 platform threads | wall 1325 vs 1042 ms (1.27x), single trials | io-bound/virtual-beats-platform | no verdict in this run (a claim of another profile or a newer manifest) |",

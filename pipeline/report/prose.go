@@ -44,10 +44,12 @@ type methodInfo struct {
 		Target, Services, Generator string
 	} `yaml:"pinning"`
 	Claims []struct {
-		ID   string `yaml:"id"`
-		Seed *struct {
+		ID    string      `yaml:"id"`
+		Check stats.Check `yaml:"check"`
+		Seed  *struct {
 			Value *float64 `yaml:"value"`
 			From  string   `yaml:"from"`
+			Point string   `yaml:"point"`
 		} `yaml:"seed"`
 	} `yaml:"claims"`
 }
@@ -80,6 +82,7 @@ type loadGroup struct {
 type seedFigure struct {
 	Value float64
 	From  string
+	Point string // our comparable unit, "" for the deciding one
 }
 
 // readMethod decodes the manifest for the Method section and the claims'
@@ -107,8 +110,21 @@ func (mi *methodInfo) seeds() map[string]seedFigure {
 			if c.Seed.Value != nil {
 				v = *c.Seed.Value
 			}
-			out[c.ID] = seedFigure{v, c.Seed.From}
+			out[c.ID] = seedFigure{v, c.Seed.From, c.Seed.Point}
 		}
+	}
+	return out
+}
+
+// checks maps claim IDs to their checks as run (readClaim tells a
+// shortfall from a reversal with them).
+func (mi *methodInfo) checks() map[string]*stats.Check {
+	out := map[string]*stats.Check{}
+	if mi == nil {
+		return out
+	}
+	for i := range mi.Claims {
+		out[mi.Claims[i].ID] = &mi.Claims[i].Check
 	}
 	return out
 }
@@ -433,70 +449,6 @@ func upperFirst(s string) string {
 	return string(unicode.ToUpper(r[0])) + string(r[1:])
 }
 
-// answer writes the Answer paragraph: the medians of the primary metric,
-// then each claim in plain words with the measured ratio, its interval
-// and p, and the seed's own figure when the claim has one.
-func (v *runView) answer(seeds map[string]seedFigure) string {
-	var parts []string
-	l := v.layout
-	if len(l.Points) > 0 {
-		point := l.Points[len(l.Points)-1]
-		var meds []string
-		for _, vr := range l.Variants {
-			if s := v.summaryOf(vr, point, l.Measured, l.Primary); s != nil {
-				meds = append(meds, fmt.Sprintf("%s %s", vr, num(s.Median)))
-			}
-		}
-		if len(meds) > 0 {
-			at := ""
-			if point != "" {
-				at = " at " + pointLabel(point, l.SweepKeys)
-			}
-			parts = append(parts, fmt.Sprintf("Median %s%s: %s.", metricLabel(l.Primary), at, strings.Join(meds, ", ")))
-		}
-	}
-	vs, _ := v.run.ReadVerdicts()
-	for _, x := range vs {
-		parts = append(parts, claimSentence(x, seeds[x.ID]))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	if v.State != "complete" {
-		parts = append(parts, "The run did not complete, so these figures may change.")
-	}
-	return strings.Join(parts, " ")
-}
-
-// claimSentence says what the data says of one claim, in one or two sentences.
-func claimSentence(x record.Verdict, seed seedFigure) string {
-	says := strings.TrimRight(strings.TrimSpace(x.Says), ".")
-	var s string
-	switch x.Status {
-	case "supported":
-		s = fmt.Sprintf("Supported: %s", lowerFirst(says))
-	case "contradicted":
-		s = fmt.Sprintf("Not so: the data contradicts that %s", lowerFirst(says))
-	case stats.NotApplicable:
-		// The reason says which precondition failed; no figures: they
-		// answer a question this host could not pose.
-		return fmt.Sprintf("Not applicable here: whether %s (%s).", lowerFirst(says), strings.TrimPrefix(strings.TrimRight(x.Reason, "."), "not applicable here: "))
-	default:
-		s = fmt.Sprintf("Not settled: whether %s", lowerFirst(says))
-	}
-	if m := measured(x); m != "" {
-		s += " (" + m + ")"
-	}
-	s += "."
-	if seed.From != "" || seed.Value != 0 {
-		s += fmt.Sprintf(" The seed reported %s (%s).", seedNum(seed.Value), strings.TrimRight(seed.From, "."))
-	}
-	if x.Status == "inconclusive" && x.Leans != "" {
-		s += " The medians alone lean " + x.Leans + ", which is a direction, not a result."
-	}
-	return s
-}
-
 // measured is a verdict's figures: ratio, its interval and p. The
 // interval is two-sided at 1 - 2 x the test's one-sided level (90% at
 // 0.05), each end a one-sided bound at that level: the verdict's own
@@ -504,7 +456,7 @@ func claimSentence(x record.Verdict, seed seedFigure) string {
 func measured(x record.Verdict) string {
 	var nums []string
 	if x.Ratio != 0 {
-		r := "measured ratio " + num(x.Ratio)
+		r := "measured " + num(x.Ratio) // a ratio or a value: the check, not shown here, says which
 		if x.Low != 0 || x.High != 0 {
 			r += ", " + ciLabel(x) + " " + num(x.Low) + "–" + num(x.High)
 		}

@@ -8,27 +8,33 @@ import (
 
 	"github.com/threadlab/threadlab/experiments/seeds"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/stats"
 )
 
-func TestClaimSentence(t *testing.T) {
-	seed := seedFigure{1.83, "000: virtual 1042 ms vs WebFlux 569 ms wall."}
+func TestClaimText(t *testing.T) {
+	seed := seedFigure{Value: 1.83, From: "000: virtual 1042 ms vs WebFlux 569 ms wall."}
+	beats := &stats.Check{Metric: "wall_ms", Compare: []string{"virtual", "webflux"}, AtLeast: stats.F(1.2)}
 	for _, c := range []struct {
 		v         record.Verdict
+		check     *stats.Check
 		seed      seedFigure
 		want, why string
 	}{
-		{record.Verdict{Says: "Virtual threads win.", Status: "supported", Ratio: 2.21, Low: 2.09, High: 2.33, P: 0.004}, seedFigure{},
-			"Supported: virtual threads win (measured ratio 2.21, 95% CI 2.09–2.33, p = 0.004).", "figures in brackets, first word lowered"},
-		{record.Verdict{Says: "WebFlux beats virtual", Status: "inconclusive", Ratio: 0.95, Low: 0.89, High: 1.45, Leans: "supported"}, seed,
-			"Not settled: whether WebFlux beats virtual (measured ratio 0.95, 95% CI 0.89–1.45). The seed reported 1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall). The medians alone lean supported, which is a direction, not a result.",
-			"a proper noun keeps its case; the seed's figure; the lean is not a result"},
-		{record.Verdict{Says: "Platform wins", Status: "contradicted"}, seedFigure{}, "Not so: the data contradicts that platform wins.", "no figures"},
+		{record.Verdict{Says: "Virtual threads win.", Status: "supported", Ratio: 2.21, Low: 2.09, High: 2.33, P: 0.004, Level: 0.05,
+			Outcome: "supported", Direction: 1, DirectionP: 0.004}, beats, seedFigure{},
+			"Supported: virtual threads win (webflux better: virtual/webflux above 1, one-sided Mann-Whitney U p = 0.004; ratio 2.21× (90% CI 2.09–2.33); claim virtual/webflux wall time (ms) ≥ 1.20).",
+			"three answers in brackets, first word lowered; lower wall time is better, so the denominator wins"},
+		{record.Verdict{Says: "WebFlux beats virtual", Status: "contradicted", Ratio: 1.08, Low: 0.998, High: 1.147, Level: 0.05}, beats, seed,
+			"Smaller than claimed: WebFlux beats virtual (neither virtual nor webflux ahead: the interval of virtual/webflux includes 1; ratio 1.08× (90% CI 0.998–1.15); claim virtual/webflux wall time (ms) ≥ 1.20; seed 1.83).",
+			"an old run without a direction: read off the interval; a shortfall is not a reversal"},
+		{record.Verdict{Says: "Platform wins", Status: "contradicted"}, nil, seedFigure{}, "Reversed: the data say the opposite of platform wins.",
+			"no check to tell a shortfall from a reversal: the old reading"},
 		{record.Verdict{Says: "Virtual threads saturate the CPU.", Status: "not-applicable", Ratio: 2, Low: 1.5, High: 2.5,
-			Reason: "not applicable here: it needs at least 4 CPUs for the target, and this host gave it 2"}, seed,
+			Reason: "not applicable here: it needs at least 4 CPUs for the target, and this host gave it 2"}, beats, seed,
 			"Not applicable here: whether virtual threads saturate the CPU (it needs at least 4 CPUs for the target, and this host gave it 2).",
 			"the failed precondition, without figures that answer another question"},
 	} {
-		if got := claimSentence(c.v, c.seed); got != c.want {
+		if got := claimText(c.v, readClaim(c.v, c.check, c.seed)); got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.why, got, c.want)
 		}
 	}
@@ -51,13 +57,13 @@ func TestInconclusiveNoRecommendation(t *testing.T) {
 		}
 	}
 	page := readFile(t, out, "io-bound/"+ioRun+"/index.html")
-	for _, want := range []string{`<section id="method"`, "a burst of 600 requests released at the same instant", `class="answer"`, "The seed reported 1.83"} {
+	for _, want := range []string{`<section id="method"`, "a burst of 600 requests released at the same instant", `class="answer"`, "seed 1.83"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("run page lacks %q", want)
 		}
 	}
 	index := readFile(t, out, "index.html")
-	if !strings.Contains(index, "measured ratio 2.21, 95% CI 2.09–2.33, p = 0.004") || !strings.Contains(index, "the seed: 1.83") {
+	if !strings.Contains(index, "ratio 2.21× (95% CI 2.09–2.33)") || !strings.Contains(index, "seed 1.83") {
 		t.Error("the decision framework's because column lacks the measured ratio or the seed's figure")
 	}
 }
@@ -122,9 +128,9 @@ func TestNotApplicableRendered(t *testing.T) {
 		{"run page", page, "Not applicable here: whether WebFlux finishes an I/O-bound burst faster than virtual threads (variant virtual did not run", "the Answer says so, with the reason"},
 		{"report.md", md, "`webflux-beats-virtual` (000.3) | 1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall, single trials) | " + mdText(why) + " | **not applicable here** | – |",
 			"the seed's figure stays; the reason replaces our figure; no size reading (it read smaller here before)"},
-		{"index", index, `<span class="badge b-not-applicable">not-applicable</span>`, "the decision framework's badge"},
+		{"index", index, `<span class="badge b-not-applicable">not applicable here</span>`, "the decision framework's badge"},
 		{"index", index, "no pick here: the claim did not apply on this host", "no recommendation from a claim that did not apply"},
-		{"index", index, "a precondition of the claim did not hold on the host that ran it", "the legend explains the badge when a row carries it"},
+		{"index", index, "a precondition did not hold on the host (the row says what would be needed)", "the legend explains the badge"},
 	} {
 		if !strings.Contains(c.text, c.want) {
 			t.Errorf("%s: %s lacks %q", c.why, c.where, c.want)
@@ -148,7 +154,7 @@ func TestSeedClaimsTable(t *testing.T) {
 		}
 	}
 	for _, want := range []struct{ text, why string }{
-		{`<a href="io-bound/` + ioRun + `/index.html#claim-webflux-beats-virtual">io-bound/webflux-beats-virtual</a>: <span class="badge b-inconclusive">inconclusive</span> measured ratio 0.95`,
+		{`<a href="io-bound/` + ioRun + `/index.html#claim-webflux-beats-virtual">io-bound/webflux-beats-virtual</a>: <span class="badge b-inconclusive">inconclusive</span> ratio 0.95×`,
 			"a row names its claim, links the run's verdict and shows our figure"},
 		{`<code>pool-sweep/pool-limited-tie</code>: <span class="muted">not decided in run ` + poolRun + ` (profile smoke)</span>`,
 			"a claim the latest run did not decide says which run and profile"},
@@ -164,7 +170,7 @@ func TestSeedClaimsTable(t *testing.T) {
 	}
 	page := readFile(t, out, "io-bound/"+ioRun+"/index.html")
 	for _, want := range []struct{ text, why string }{
-		{`<tr><td><a href="#claim-webflux-beats-virtual">WebFlux finishes an I/O-bound burst faster than virtual threads</a> <span class="muted">(seed 000.3)</span></td><td>1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall, single trials)</td><td>0.95 (`,
+		{`<tr><td><a href="#claim-webflux-beats-virtual">WebFlux finishes an I/O-bound burst faster than virtual threads</a> <span class="muted">(seed 000.3)</span></td><td>1.83 (000: virtual 1042 ms vs WebFlux 569 ms wall, single trials)</td><td>ratio 0.95× (`,
 			"the run page's reproduction table: the claim, its seed statement and figure beside ours"},
 		{`<td>smaller here</td>`, "the size reading"},
 		{`<li>000.1: virtual threads finish an I/O burst sooner than 200 platform threads (wall 1325 vs 1042 ms (1.27x), single trials); io-bound/virtual-beats-platform: no verdict in this run`,

@@ -81,7 +81,8 @@ type summaryTable struct {
 func badgeClass(s string) string {
 	switch strings.ToLower(s) {
 	case "supported", "solid", "ok", "pass", "complete", "contradicted", "failed", "fail", "bad", "error",
-		"directional", "warn", "warning", "interrupted", "running", "inconclusive", "unknown", "skip", "not-applicable":
+		"directional", "warn", "warning", "interrupted", "running", "inconclusive", "unknown", "skip", "not-applicable",
+		"smaller", "equivalent", "reversed":
 		return "b-" + strings.ToLower(s)
 	case "true":
 		return "b-ok"
@@ -126,9 +127,11 @@ func Run(r *record.Run, reportsDir string) (string, error) {
 	return path, nil
 }
 
-// latestSibling returns the newest readable run in r's experiment directory
-// (run IDs sort by time), or r itself. Rendering an old run must not replace
-// the experiment's latest page with stale numbers.
+// latestSibling returns the run the experiment's page headlines among r's
+// siblings in data/ (headline.go: the manifest's choice, else the newest
+// complete single-host run with verdicts), or r itself when it is that run
+// or none can be read. Rendering an old run must not replace the
+// experiment's page with stale numbers.
 func latestSibling(r *record.Run) *record.Run {
 	if r.Dir == "" { // built in memory, not read from data/
 		return r
@@ -138,14 +141,20 @@ func latestSibling(r *record.Run) *record.Run {
 	if err != nil || len(dirs) == 0 {
 		return r
 	}
-	self := filepath.Base(filepath.Clean(r.Dir))
-	for i := len(dirs) - 1; i >= 0; i-- {
-		if filepath.Base(dirs[i]) <= self {
-			return r
-		}
-		if other, err := record.Read(dirs[i]); err == nil {
-			return other
-		}
+	hs := make([]headlineRun, len(dirs))
+	for i, d := range dirs {
+		hs[i] = headlineOf(d)
+	}
+	i := pickHeadline(hs)
+	if i < 0 {
+		// No run has verdicts: the newest readable one.
+		i = len(dirs) - 1
+	}
+	if filepath.Clean(dirs[i]) == filepath.Clean(r.Dir) {
+		return r
+	}
+	if other, err := record.Read(dirs[i]); err == nil {
+		return other
 	}
 	return r
 }

@@ -36,6 +36,9 @@ func (v *runView) reproduction(vs []record.Verdict, inventory []seeds.Claim) {
 	for _, x := range vs {
 		r := reproRow{ID: x.ID, Says: x.Says, SeedIDs: strings.Join(seedIDs(inventory, v.Experiment, x.ID), ", "),
 			Seed: "–", Ours: "–", Status: orDash(x.Status), StatusText: statusText(x.Status), Strength: strength(x), Size: "–", Host: orDash(v.Host)}
+		if rd := v.readingOf(x); rd.Outcome != "" && rd.Outcome != x.Status {
+			r.StatusText += " (" + rd.OutcomeText + ")"
+		}
 		sf, hasSeed := v.seeds[x.ID]
 		if hasSeed {
 			r.Seed = seedNum(sf.Value)
@@ -46,11 +49,9 @@ func (v *runView) reproduction(vs []record.Verdict, inventory []seeds.Claim) {
 		switch {
 		case x.Status == stats.NotApplicable:
 			r.Ours = x.Reason // which precondition failed, instead of figures that answer another question
-		case x.Ratio != 0:
-			r.Ours = num(x.Ratio)
-			if x.Low != 0 || x.High != 0 {
-				r.Ours += " (" + ciLabel(x) + " " + num(x.Low) + "–" + num(x.High) + ")"
-			}
+		case v.readingOf(x).Size != "":
+			// A ratio as a ratio, a value with its unit (reading.go).
+			r.Ours = v.readingOf(x).Size
 			if x.P != 0 {
 				r.Ours += ", p = " + pval(x.P)
 			}
@@ -82,6 +83,16 @@ func (v *runView) reproduction(vs []record.Verdict, inventory []seeds.Claim) {
 		}
 		v.OtherSeeds = append(v.OtherSeeds, otherSeed{ID: c.ID, Says: c.Says, Figure: c.Figure, Where: strings.ReplaceAll(c.Where, "`", ""), In: in})
 	}
+}
+
+// readingOf is the reading of a recorded verdict of this run.
+func (v *runView) readingOf(x record.Verdict) reading {
+	for i, y := range v.recorded {
+		if y.ID == x.ID && i < len(v.readings) {
+			return v.readings[i]
+		}
+	}
+	return readClaim(x, v.checks[x.ID], v.seeds[x.ID])
 }
 
 // seedIDs are the inventory's statements a claim of this experiment

@@ -88,9 +88,15 @@ func seedVerdictOf(ref string, latest map[string]indexRun, reportsDir string) se
 		if v.DesignFact != "" {
 			sv.StatusText += " (design fact, not evidence)"
 		}
+		rd := readClaim(v, ir.checks[v.ID], ir.seeds[v.ID])
+		if rd.Outcome != v.Status && rd.Outcome != "" {
+			sv.StatusText += " (" + rd.OutcomeText + ")"
+		}
 		switch {
 		case v.Status == stats.NotApplicable:
 			sv.Figure = strings.TrimRight(v.Reason, ".")
+		case rd.Size != "":
+			sv.Figure = rd.Size // a ratio as ×, a value with its unit
 		default:
 			sv.Figure = measured(v)
 		}
@@ -107,17 +113,18 @@ func seedVerdictOf(ref string, latest map[string]indexRun, reportsDir string) se
 // complete run with verdicts, else the latest run with verdicts; -1 when
 // none has any.
 func latestRun(runs []indexRun) int {
-	for i := len(runs) - 1; i >= 0; i-- {
-		if runs[i].err == nil && len(runs[i].verdicts) > 0 && runs[i].meta.State == "complete" {
-			return i
+	hs := make([]headlineRun, len(runs))
+	for i, r := range runs {
+		hs[i] = headlineRun{id: r.meta.ID, complete: r.meta.State == "complete", verdicts: r.err == nil && len(r.verdicts) > 0,
+			multiHost: r.meta.Hosts != nil}
+		if r.manifest != nil {
+			hs[i].named = r.manifest.Headline
+		}
+		if hs[i].id == "" {
+			hs[i].id = filepath.Base(r.dir)
 		}
 	}
-	for i := len(runs) - 1; i >= 0; i-- {
-		if runs[i].err == nil && len(runs[i].verdicts) > 0 {
-			return i
-		}
-	}
-	return -1
+	return pickHeadline(hs)
 }
 
 // codeParts splits prose at backticks: `x` becomes code.

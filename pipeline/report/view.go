@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/threadlab/threadlab/experiments/seeds"
+	"github.com/threadlab/threadlab/pipeline/diff"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
 	"gopkg.in/yaml.v3"
@@ -24,7 +25,9 @@ type runView struct {
 	assetsHost string // relative path from the page to reports/assets/
 	hists      map[trialKey]*record.HistogramLog
 	seeds      map[string]seedFigure // claim ID -> the seed write-up's figure
-	recorded   []record.Verdict      // verdicts.json as read
+	checks     map[string]*stats.Check
+	recorded   []record.Verdict // verdicts.json as read
+	readings   []reading        // one per recorded verdict
 
 	Title      string
 	Experiment string
@@ -87,10 +90,16 @@ type runView struct {
 	Compare    *compareLink // the comparison with the previous run, if any
 	Merged     []mergedRow  // percentiles of each cell\'s merged histogram
 	MergedCols []string
-	Method     []string  // the Method section, written from the manifest as run
-	Answer     string    // the Answer paragraph, from the verdicts and measured figures
-	HistFiles  []rawLink // histograms/*.hlog published with the page
-	LogFiles   []rawLink // logs/*.log, capped and redacted
+	Method     []string // the Method section, written from the manifest as run
+	Answer     string   // at most two sentences, from the verdicts and measured figures
+	ClaimList  []string // one line per claim below the answer (claimText)
+	FDR        string   // the Benjamini-Hochberg statement across the page's claims
+	// Extra holds rendered partials other parts of threadlab add to the
+	// page (an across-runs table, a per-fork series chart): each is placed
+	// after the verdicts, in order.
+	Extra     []extraPartial
+	HistFiles []rawLink // histograms/*.hlog published with the page
+	LogFiles  []rawLink // logs/*.log, capped and redacted
 }
 
 // latestLink is set on reports/<experiment>/index.html, the copy of the
@@ -112,6 +121,8 @@ type verdictRow struct {
 	Seed                       string // the seed's figure beside ours, with the magnitude reading
 	Flags                      []string
 	Decision                   *record.Decision
+	Reading                    reading // direction, size, threshold and outcome (reading.go)
+	Then                       thenAdvice
 }
 
 // manifestNotes is what the manifest says of a verdict beside the seed's
@@ -252,11 +263,18 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 	mi := readMethod(r.Manifest)
 	v.seeds = mi.seeds() // before the verdicts, which show the seed's figure beside ours
 	v.SeedTitles = seedTitles(v.Source, v.seeds)
+	v.checks = mi.checks()
 	if err := v.verdicts(); err != nil {
 		return nil, err
 	}
 	v.Method = v.method(mi)
-	v.Answer = v.answer(v.seeds)
+	v.Answer = v.answer()
+	for i, x := range v.recorded {
+		v.ClaimList = append(v.ClaimList, claimText(x, v.readings[i]))
+	}
+	if len(v.recorded) > 0 {
+		v.FDR = multiplicity(v.recorded, stats.Alpha).String()
+	}
 	v.summary()
 	v.Wins = newWins(r.Summary, l.Variants, l.Points, l.Measured)
 	v.comparisons()
@@ -387,8 +405,10 @@ func (v *runView) verdicts() error {
 		return fmt.Errorf("read verdicts: %w (fix or delete the file, then rerun threadlab report)", err)
 	}
 	for _, x := range vs {
+		rd := readClaim(x, v.checks[x.ID], v.seeds[x.ID])
+		v.readings = append(v.readings, rd)
 		row := verdictRow{ID: x.ID, Says: x.Says, Status: orDash(x.Status), StatusText: statusText(x.Status), Strength: strength(x), Reason: x.Reason, Leans: x.Leans,
-			Evidence: x.Evidence, Flags: x.Flags, Decision: x.Decision}
+			Evidence: x.Evidence, Flags: x.Flags, Decision: x.Decision, Reading: rd, Then: thenOf(x.Decision, rd, vs, v.checks, v.seeds)}
 		var nums []string
 		if x.Ratio != 0 {
 			s := "ratio " + num(x.Ratio)
@@ -505,6 +525,12 @@ func (v *runView) summary() {
 			if math.Abs(s.Confidence-0.95) > 1e-9 && math.Abs(s.Confidence-95) > 1e-9 {
 				row.CI += " (" + confidence(s.Confidence) + ")"
 			}
+		} else if lo, hi := stats.MedianInterval(diff.Forks(v.run, record.CellKey{Variant: s.Variant, Point: s.Point, Group: s.Group}, s.Metric),
+			stats.Alpha, 0, 1, s.Variant+"|"+s.Point+"|"+s.Group+"|"+s.Metric); !math.IsNaN(lo) && !math.IsNaN(hi) {
+			// Too few forks for the order-statistic interval: the verdicts'
+			// 90% hierarchical bootstrap interval, labelled as such.
+			row.CI = num(lo) + "–" + num(hi) + " (90%)"
+			row.Flags = slices.DeleteFunc(row.Flags, func(f string) bool { return f == stats.FlagFewTrialsCI })
 		} else {
 			row.CIMissing = true
 		}

@@ -29,7 +29,7 @@ func SetAside(v *Verdict, why string, evidence []string) {
 	if r := strings.TrimSpace(v.Reason); r != "" {
 		said += " (" + strings.TrimRight(r, ".") + ")"
 	}
-	v.Status, v.Leans, v.Open = NotApplicable, "", false
+	v.Status, v.Leans, v.Open, v.Outcome = NotApplicable, "", false, OutcomeNotApplicable
 	v.Reason = "not applicable here: " + why
 	v.Evidence = append(append(append([]string{}, evidence...), said), v.Evidence...)
 }

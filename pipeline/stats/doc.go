@@ -25,6 +25,13 @@
 // writes the sentences. The calibration suite (calibration_test.go, `make
 // calibration`) measures the error rates and power of each kind.
 //
+// Beside the threshold verdict, a compare claim records its direction (A
+// against B at ratio 1, by the same test and interval) and every claim the
+// outcome a reader acts on: supported, smaller than claimed, equivalent,
+// reversed, inconclusive or not applicable (direction.go; its calibration
+// is in direction_test.go). RatioInterval and MedianInterval (ratio.go)
+// give comparisons between runs the verdicts' bootstrap intervals.
+//
 // A cell's Values are one value per independent replicate. When a cell
 // carries Forks (iterations within each fresh JVM), the replicate is the
 // fork: tests compare per-fork medians and intervals resample the forks by

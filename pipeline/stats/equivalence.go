@@ -46,7 +46,8 @@ func ratioUnit(label, nameA, nameB string, a, b *series, bounds []side, o Option
 		u.closed = true
 		return u
 	}
-	if !o.needCI(u.sides) {
+	u.dir = direction{pUp: mwGreater(sa.units, sb.units), pDown: mwGreater(sb.units, sa.units)}
+	if !o.needCI(u.sides) && !(u.dir.pUp <= o.level() || u.dir.pDown <= o.level()) {
 		return u
 	}
 	r := newResampler(o.Seed, label+"|"+what)

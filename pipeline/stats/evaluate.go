@@ -146,6 +146,16 @@ type Verdict struct {
 	MaxLooks int     `json:"max_looks,omitempty"`
 	Level    float64 `json:"level"`
 	Version  string  `json:"version,omitempty"`
+	// Direction is, for a compare check, where A/B lies against 1 by the
+	// verdict's own test and level (direction.go): +1 above, -1 below, 0
+	// not significant; DirectionP the p-value that decided it and
+	// DirectionText the sentence. Outcome is what the reader is told
+	// (OutcomeSupported ... OutcomeNotApplicable), from the status and
+	// the direction: the status stays the threshold verdict.
+	Direction     int     `json:"direction,omitempty"`
+	DirectionP    float64 `json:"direction_p"`
+	DirectionText string  `json:"direction_text,omitempty"`
+	Outcome       string  `json:"outcome"`
 }
 
 // Decided reports whether a sequential run can stop adding trials for this
@@ -190,6 +200,7 @@ func EvaluateWith(id, says string, c Check, cells []Cell, o Options) Verdict {
 	if o.Sequential.active() {
 		v.Look, v.MaxLooks = min(o.Sequential.Look, o.Sequential.MaxLooks), o.Sequential.MaxLooks
 	}
+	v.DirectionP, v.Outcome = nan, OutcomeInconclusive
 	fail := func(reason string) Verdict {
 		v.Reason, v.Evidence = reason, []string{reason}
 		return v
@@ -222,6 +233,11 @@ func EvaluateWith(id, says string, c Check, cells []Cell, o Options) Verdict {
 	v.Points, v.Flags = e.points, e.flags
 	v.Evidence = append(append(append(v.Evidence, e.evidence...), e.notes...), e.problems...)
 	e.decide(&v)
+	if e.directed {
+		v.Direction, v.DirectionP = e.dir, e.dirP
+		v.DirectionText = DirectionText(c.Compare[0]+"/"+c.Compare[1], e.dir, e.dirP)
+	}
+	v.Outcome = Outcome(c, v.Status, v.Direction, v.Low, v.High)
 	if v.Status == Inconclusive && v.Open && o.Sequential.active() {
 		if o.Sequential.final() {
 			v.Reason += fmt.Sprintf(" (last look %d of %d: max reached)", v.Look, v.MaxLooks)
@@ -280,6 +296,11 @@ type evaluation struct {
 	units    string   // the plural of a unit in prose: "points" (default), "pairs", "slices"
 	evidence []string
 	method   string
+	// directed is set by compare checks, with the claim's direction and
+	// its p-value (direction.go).
+	directed bool
+	dir      int
+	dirP     float64
 }
 
 // missing records problems that more trials of the same design cannot
@@ -390,7 +411,8 @@ func (v Verdict) MarshalJSON() ([]byte, error) {
 		Low   *float64 `json:"low"`
 		High  *float64 `json:"high"`
 		P     *float64 `json:"p"`
-	}{plain(v), num(v.Ratio), num(v.Low), num(v.High), num(v.P)})
+		DirP  *float64 `json:"direction_p"`
+	}{plain(v), num(v.Ratio), num(v.Low), num(v.High), num(v.P), num(v.DirectionP)})
 }
 
 // MarshalJSON writes NaN fields as null (encoding/json rejects NaN).

@@ -32,8 +32,9 @@ type unit struct {
 	lo, hi  float64 // the interval at the test's level; ignored when noCI
 	noCI    bool
 	sides   []side
-	problem string // forces Inconclusive at this unit (too few replicates)
-	closed  bool   // the problem is one more trials cannot fix
+	problem string    // forces Inconclusive at this unit (too few replicates)
+	closed  bool      // the problem is one more trials cannot fix
+	dir     direction // A against B at ratio 1 (compare checks; direction.go)
 }
 
 // judge decides each unit at the nominal level. A unit supports when every

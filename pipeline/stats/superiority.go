@@ -24,6 +24,8 @@ func evalCompare(c Check, byVariant map[string][]*series, o Options) evaluation 
 		pairs = append(pairs, p)
 	}
 	e.points = judge(units, o.level())
+	e.directed = true
+	e.dir, e.dirP = claimDirection(units, o.level(), ClaimedSign(c))
 	for i, u := range units {
 		e.closed = e.closed || u.closed
 		sa, sb := Summarize(pairs[i][0].sample().units), Summarize(pairs[i][1].sample().units)
