@@ -83,3 +83,4 @@ setup: ## install what the tests need (PostgreSQL, Chromium, Maven) and check th
 clean: ## remove build output (keeps data/ and reports/)
 	rm -rf bin
 	find env/targets -name target -type d -prune -exec rm -rf {} +
+	rm -rf env/targets/.boot
