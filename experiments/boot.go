@@ -52,15 +52,3 @@ func (m *Manifest) validateBoot(bad badFunc) {
 		bad("spring_boot", "%v", err)
 	}
 }
-
-// BootVersions lists the Spring Boot versions a normalized manifest's
-// built-in variants are built on, in variant order, each once.
-func (m *Manifest) BootVersions() []string {
-	var out []string
-	for _, v := range m.Variants {
-		if v.Target != "" && v.SpringBoot != "" && !slices.Contains(out, v.SpringBoot) {
-			out = append(out, v.SpringBoot)
-		}
-	}
-	return out
-}

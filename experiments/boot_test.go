@@ -64,15 +64,3 @@ func TestNormalizeBootCommandsOnly(t *testing.T) {
 		t.Errorf("spring_boot with commands only: err = %v, want it refused", err)
 	}
 }
-
-func TestBootVersions(t *testing.T) {
-	m := &Manifest{Variants: Variants{
-		{Name: "a", Target: "spring-mvc", SpringBoot: "4.1.2"},
-		{Name: "b", Command: []string{"x"}},
-		{Name: "c", Target: "spring-webflux", SpringBoot: "3.5.7"},
-		{Name: "d", Target: "spring-webflux", SpringBoot: "4.1.2"},
-	}}
-	if got := strings.Join(m.BootVersions(), ","); got != "4.1.2,3.5.7" {
-		t.Errorf("BootVersions = %s, want 4.1.2,3.5.7 (variant order, each once, commands left out)", got)
-	}
-}
