@@ -48,7 +48,7 @@ func jarsOn(t *testing.T, version string) (string, map[string]string) {
 // line: both targets build on it, ship that spring-boot, and answer /io,
 // /cpu and /movies on the kind of thread each model promises (platform:
 // Tomcat's pool; virtual: virtual-N; webflux: the event loop), with
-// movies.json's bytes. On WebFlux the same requests also go over one
+// movies.json's bytes, and serve the Prometheus names the pipeline reads. On WebFlux the same requests also go over one
 // keep-alive connection, which Reactor Netty 1.3.6 stalled
 // (reactor/reactor-netty#4361): each line's Reactor Netty must not.
 func TestBootLines(t *testing.T) {
@@ -91,6 +91,11 @@ func TestBootLines(t *testing.T) {
 						if !m.thread.MatchString(r.thread) {
 							t.Errorf("%s: X-Thread %q, want %s (%s model)", c.path, r.thread, m.thread, m.name)
 						}
+					}
+					// The pipeline's telemetry: the same Prometheus names on every line.
+					if r := tg.get(t, MetricsPath); r.status != http.StatusOK || !strings.Contains(r.body, "jvm_threads_live_threads") ||
+						!strings.Contains(r.body, "jvm_gc_pause_seconds") {
+						t.Errorf("%s: status %d, or no jvm_threads_live_threads / jvm_gc_pause_seconds in it", MetricsPath, r.status)
 					}
 					if m.jar == "spring-webflux" {
 						keepAlive(t, tg, 30)
