@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/threadlab/threadlab/env/targets"
 )
@@ -50,5 +51,37 @@ func (m *Manifest) validateBoot(bad badFunc) {
 	}
 	if _, err := targets.ResolveBoot(m.SpringBoot); err != nil {
 		bad("spring_boot", "%v", err)
+	}
+}
+
+// seedBoot is the Spring Boot each seed ran, by the number its write-up
+// is cited with in source: ("002: ...").
+var seedBoot = map[string]string{"000": "4.1.1", "001": "4.0.7", "002": "4.1.0", "003": "4.1.2", "004": "3.5.16"}
+
+// lintBoot warns when no built-in variant runs on the line of the seed the
+// manifest cites: a difference from the seed could then be the Boot's
+// (Tomcat, Reactor Netty, Jackson differ between lines), not the model's.
+func (m *Manifest) lintBoot(warn func(string, string, ...any)) {
+	seed, _, ok := strings.Cut(m.Source, ":")
+	ran, known := seedBoot[seed]
+	if !ok || !known {
+		return
+	}
+	want, err := targets.ResolveBoot(ran[:strings.LastIndex(ran, ".")])
+	if err != nil {
+		return
+	}
+	builtin := false
+	for _, v := range m.Variants {
+		if v.Target == "" {
+			continue
+		}
+		builtin = true
+		if v.SpringBoot == want.Version {
+			return
+		}
+	}
+	if builtin {
+		warn("spring_boot", "seed %s ran Spring Boot %s, but no variant here runs the %s line (they run %s): a difference from the seed may be the Boot's; write spring_boot: %s", seed, ran, want.Line, m.SpringBoot, want.Line)
 	}
 }
