@@ -2,10 +2,13 @@ package env
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/threadlab/threadlab/internal/testenv"
 )
 
 const flagsFinal = `[Global flags]
@@ -58,7 +61,7 @@ func TestProbeJVM(t *testing.T) {
 	if home == "" {
 		matches, _ := filepath.Glob("/usr/lib/jvm/temurin-2*")
 		if len(matches) == 0 {
-			t.Skip("no JDK 21+ under /usr/lib/jvm")
+			testenv.Need(t, errors.New("nothing matches /usr/lib/jvm/temurin-2*"), "a JDK 21+", "install Temurin 25 or set JAVA_HOME")
 		}
 		home = matches[len(matches)-1]
 	}

@@ -86,7 +86,7 @@ func TestPin(t *testing.T) {
 	target := allowed[len(allowed)-1]
 	cmd := exec.Command("sleep", "30")
 	if err := cmd.Start(); err != nil {
-		t.Skip("cannot start sleep: ", err)
+		t.Fatal("cannot start sleep: ", err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	pid := cmd.Process.Pid
@@ -150,7 +150,7 @@ func TestPinAllThreads(t *testing.T) {
 func TestPinExitedProcess(t *testing.T) {
 	cmd := exec.Command("true")
 	if err := cmd.Run(); err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	if err := Pin(cmd.Process.Pid, []int{0}); err == nil {
 		t.Error("pinning a reaped process: no error")
@@ -189,7 +189,7 @@ func TestReadAffinity(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(argv[0], argv[1:]...)
 		if err := cmd.Start(); err != nil {
-			t.Skipf("cannot start %v: %v", argv, err)
+			t.Fatalf("cannot start %v: %v", argv, err)
 		}
 		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 		return cmd.Process.Pid
@@ -271,7 +271,7 @@ func TestPinGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
-		t.Skip("cannot start sh: ", err)
+		t.Fatal("cannot start sh: ", err)
 	}
 	pgid := cmd.Process.Pid
 	defer func() { _ = syscall.Kill(-pgid, syscall.SIGKILL); _ = cmd.Wait() }()

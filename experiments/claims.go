@@ -51,11 +51,27 @@ func (m *Manifest) validateClaims(bad badFunc, cs claimScope) {
 		m.validateCheck(f+".check", c.Check, cs, bad)
 		m.validateRequires(f, c.Requires, cs, bad)
 		if s := c.Seed; s != nil {
-			if !finite(s.Value) {
-				bad(f+".seed.value", "%g is not a finite number (write the seed's figure, like 2.1)", s.Value)
+			if s.Value != nil && !finite(*s.Value) {
+				bad(f+".seed.value", "%g is not a finite number (write the seed's figure, like 2.1, or leave value out when the write-up gives none)", *s.Value)
+			}
+			if s.Scaled != nil && (!finite(*s.Scaled) || s.Value == nil) {
+				bad(f+".seed.scaled", "needs a finite number and the seed's own value beside it (scaled is value at this profile's scale)")
 			}
 			if strings.TrimSpace(s.From) == "" {
 				bad(f+".seed.from", "missing (the sentence of the write-up the figure comes from)")
+			}
+		}
+		if c.Rule != "" {
+			if _, ok := Rules[c.Rule]; !ok {
+				bad(f+".rule", "%q is not a threshold rule (use one of %s)", c.Rule, strings.Join(RuleNames(), ", "))
+			}
+		}
+		if d := c.Differs; d != nil {
+			if !slices.Contains(DiffersCauses, d.Cause) {
+				bad(f+".differs.cause", "%q is not a cause (use one of %s)", d.Cause, strings.Join(DiffersCauses, ", "))
+			}
+			if strings.TrimSpace(d.Why) == "" {
+				bad(f+".differs.why", "missing (one sentence on why our result differs from the seed's)")
 			}
 		}
 		if d := c.Decision; d != nil {

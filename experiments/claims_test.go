@@ -166,6 +166,16 @@ func TestClaimValidation(t *testing.T) {
 		{name: "seed NaN", why: "the seed's figure is shown beside ours",
 			check: `{metric: rps, compare: [virtual, platform], at_least: 1.5}`, extra: []string{"    seed: {value: .nan, from: x}\n"},
 			want: []string{"claims[0].seed.value: NaN is not a finite number"}},
+		{name: "rule, design fact and differs ok", why: "the fields a seed claim carries",
+			check: `{metric: rps, compare: [virtual, platform], at_least: 1.1}`, extra: []string{"    rule: direction\n    differs: {cause: scale, why: the host has 2 cores}\n    seed: {row: \"001.10\", from: \"001: no figure\"}\n"}},
+		{name: "unknown rule", why: "rules are a closed set, named in the message", check: `{metric: rps, compare: [virtual, platform], at_least: 1.1}`,
+			extra: []string{"    rule: hunch\n"}, want: []string{`claims[0].rule: "hunch" is not a threshold rule (use one of below-mme, design, direction,`}},
+		{name: "unknown differs cause", why: "a difference is a finding, the host's scale or the design", check: `{metric: rps, compare: [virtual, platform], at_least: 1.1}`,
+			extra: []string{"    differs: {cause: luck, why: it happened}\n"}, want: []string{`claims[0].differs.cause: "luck" is not a cause (use one of finding, scale, design)`}},
+		{name: "differs without why", why: "the sentence is the point", check: `{metric: rps, compare: [virtual, platform], at_least: 1.1}`,
+			extra: []string{"    differs: {cause: scale}\n"}, want: []string{"claims[0].differs.why: missing"}},
+		{name: "scaled without value", why: "a scaled figure scales the seed's own", check: `{metric: rps, compare: [virtual, platform], at_least: 1.1}`,
+			extra: []string{"    seed: {scaled: 2, from: \"001: x\"}\n"}, want: []string{"claims[0].seed.scaled: needs a finite number and the seed's own value beside it"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -60,6 +60,8 @@ func (m *Manifest) LoadGroups(v Variant, point map[string]string) ([]load.Group,
 					lg.Users = int(x)
 				case "rate":
 					lg.Rate = x
+				case "connections":
+					lg.Rate, lg.Preallocate = x, int(x)
 				case "burst":
 					lg.Burst = int(x)
 				}

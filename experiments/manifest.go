@@ -217,7 +217,30 @@ type Claim struct {
 	// claim to apply; when one does not, the verdict is not applicable
 	// here, with the reason (pipeline/preconditions.go).
 	Requires []Precondition `yaml:"requires,omitempty"`
+	// Rule names the threshold rule (rules.go, METHODOLOGY.md "From a
+	// seed's sentence to a claim's threshold") that set the check's bound
+	// from the seed's statement; the catalog test recomputes it.
+	Rule string `yaml:"rule,omitempty"`
+	// DesignFact, when set, says why the check cannot fail by construction
+	// (a pool size, an arithmetic floor): the verdict is shown as a sanity
+	// check of the setup and not counted as evidence for the seed.
+	DesignFact string `yaml:"design_fact,omitempty"`
+	// Differs is one sentence on why our result may differ from the seed's
+	// (a contradiction, or "smaller here"): shown beside the verdict.
+	Differs *Differs `yaml:"differs,omitempty"`
 }
+
+// Differs explains a difference from the seed: Cause is one of
+// DiffersCauses, Why the sentence.
+type Differs struct {
+	Cause string `yaml:"cause"`
+	Why   string `yaml:"why"`
+}
+
+// DiffersCauses are the reasons a result can differ from a seed's: a
+// genuine finding of this host, the host's smaller scale, or a choice of
+// the manifest's design.
+var DiffersCauses = []string{"finding", "scale", "design"}
 
 // Precondition is one condition a claim needs, in one of three forms:
 //
@@ -274,9 +297,15 @@ func (p Precondition) Forms() []string {
 // SeedFigure is a seed write-up's number for a claim: the ratio (or the
 // absolute value, for an absolute check) it reported, and the sentence it
 // comes from ("000: platform 1325 ms vs virtual 1042 ms wall, single trials").
+// Row is the statement's id in experiments/seeds/claims.csv; Value is
+// absent when the write-up gave no figure; Scaled is the figure at this
+// profile's scale, where the manifest divides the seed's load
+// (METHODOLOGY.md "Scaling a default profile").
 type SeedFigure struct {
-	Value float64 `yaml:"value"`
-	From  string  `yaml:"from"`
+	Row    string   `yaml:"row,omitempty"`
+	Value  *float64 `yaml:"value,omitempty"`
+	Scaled *float64 `yaml:"scaled,omitempty"`
+	From   string   `yaml:"from"`
 }
 
 // Decision is the row of the decision framework a supported claim backs.

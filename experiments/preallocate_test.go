@@ -184,3 +184,32 @@ func TestPreallocateHostLimit(t *testing.T) {
 		t.Errorf("problem does not name load.preallocate at its line: %v", err)
 	}
 }
+
+// TestConnectionsSweep: a connections sweep is seed 002's connections =
+// requests per second: each point sets the open group's rate and its
+// preallocated connections to the same N; on a closed model it is refused.
+func TestConnectionsSweep(t *testing.T) {
+	src := strings.Replace(openValid, "  rate: 200\n  preallocate: 200\n", "", 1) +
+		"sweep:\n  users: {load: connections, values: [500, 2000]}\n"
+	m, err := Parse("demo.yaml", []byte(src), "")
+	if err != nil {
+		t.Fatalf("a connections sweep on an open model is refused: %v", err)
+	}
+	for _, n := range []int{500, 2000} {
+		groups, err := m.LoadGroups(m.Variants[0], map[string]string{"users": fmt.Sprint(n)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := groups[0]; g.Rate != float64(n) || g.Preallocate != n {
+			t.Errorf("point %d: rate %g, preallocate %d; want both %d", n, g.Rate, g.Preallocate, n)
+		}
+		if err := load.CheckGroup(groups[0]); err != nil {
+			t.Errorf("point %d: the generator refuses the group: %v", n, err)
+		}
+	}
+	closed := strings.Replace(src, "  model: open\n", "  model: closed\n  users: 10\n", 1)
+	_, err = Parse("demo.yaml", []byte(closed), "")
+	if err == nil || !strings.Contains(err.Error(), "uses the closed model, which ignores connections") {
+		t.Errorf("a connections sweep on a closed model: got %v, want the measured-group model error", err)
+	}
+}

@@ -105,7 +105,7 @@ func (m *Manifest) validateGroup(f string, g Group, bad badFunc) {
 			bad(f+".duration", "a closed model needs a duration > 0, like 30s")
 		}
 	case "open":
-		if g.Rate <= 0 && !swept["rate"] { // NaN is reported by checkRate
+		if g.Rate <= 0 && !swept["rate"] && !swept["connections"] { // NaN is reported by checkRate
 			bad(f+".rate", "an open model needs rate > 0 requests per second (got %g)", g.Rate)
 		}
 		if g.Duration <= 0 {

@@ -29,7 +29,10 @@ var (
 )
 
 // SweepLoads maps each load parameter a sweep may set to the model that uses it.
-var SweepLoads = map[string]string{"users": "closed", "rate": "open", "burst": "burst"}
+// "connections" is seed 002's fixed-rate scenario, connections = requests
+// per second: it sets an open model's rate and its preallocated
+// connections to the same N.
+var SweepLoads = map[string]string{"users": "closed", "rate": "open", "burst": "burst", "connections": "open"}
 
 func (m *Manifest) validateSweep(bad badFunc) {
 	props := map[string]string{}
@@ -92,7 +95,7 @@ func (m *Manifest) checkPropertySweep(f string, d SweepDim, props map[string]str
 func (m *Manifest) checkLoadSweep(f string, d SweepDim, loads map[string]string, g *Group, bad badFunc) {
 	model, ok := SweepLoads[d.Load]
 	if !ok {
-		bad(f+".load", "%q cannot be swept (use users, rate or burst)", d.Load)
+		bad(f+".load", "%q cannot be swept (use users, rate, burst or connections)", d.Load)
 		return
 	}
 	if other, ok := loads[d.Load]; ok {
@@ -108,7 +111,7 @@ func (m *Manifest) checkLoadSweep(f string, d SweepDim, loads map[string]string,
 		switch {
 		case err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x <= 0:
 			bad(vf, "%q is not a positive number", v)
-		case d.Load == "rate" && x > load.MaxRate:
+		case (d.Load == "rate" || d.Load == "connections") && x > load.MaxRate:
 			bad(vf, "%s requests per second is more than the generator can pace (at most %g)", v, float64(load.MaxRate))
 		case d.Load == "rate" && g != nil && g.Duration > 0 && x*g.Duration.Seconds() < 1:
 			bad(vf, "%s requests per second for %s sends less than one request (raise it or the duration)", v, g.Duration)

@@ -5,11 +5,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/threadlab/threadlab/internal/testenv"
 
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/experiments"
@@ -28,9 +29,7 @@ func TestPinningReadBack(t *testing.T) {
 	if len(allowed) < 2 {
 		t.Skip("needs two CPUs to pin the target and the services apart")
 	}
-	if _, err := exec.LookPath("taskset"); err != nil {
-		t.Skip("no taskset: ", err)
-	}
+	testenv.LookPath(t, "taskset", "apt-get install util-linux (scripts/setup.sh does)")
 	bin := fakeserver(t)
 	first, last := strconv.Itoa(allowed[0]), strconv.Itoa(allowed[len(allowed)-1])
 	// The generator is left unpinned: pinning it would pin this test

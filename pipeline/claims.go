@@ -48,6 +48,10 @@ func EvaluateClaims(m *experiments.Manifest, trials []record.Trial, o stats.Opti
 		if d := c.Decision; d != nil {
 			rv.Decision = &record.Decision{When: d.When, Pick: d.Pick, Then: d.Then}
 		}
+		rv.DesignFact = c.DesignFact
+		if d := c.Differs; d != nil {
+			rv.Differs = &record.Differs{Cause: d.Cause, Why: d.Why}
+		}
 		out = append(out, rv)
 	}
 	return out

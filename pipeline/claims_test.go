@@ -35,6 +35,7 @@ claims:
   - id: platform-does-not
     says: platform threads do not
     check: {metric: peak_hikari_pending, variant: platform, at_most: 1}
+    design_fact: fewer threads than connections leave none waiting
   - id: rides
     says: virtual out-serves platform where it queues at the pool
     check: {metric: rps, compare: [virtual, platform], at_least: 1.5}
@@ -186,5 +187,29 @@ func TestTrialColumns(t *testing.T) {
 	}
 	if _, missing := (ClaimHost{Columns: cols}).unrecorded("rps"); missing {
 		t.Error("rps is in the header, yet counts as missing")
+	}
+}
+
+// TestVerdictCarriesManifestNotes: a claim's design fact and its reason for
+// differing from the seed reach verdicts.json, where the report reads them
+// (the index leaves design facts out of its supported count).
+func TestVerdictCarriesManifestNotes(t *testing.T) {
+	src := strings.Replace(pendingManifest, "    says: virtual out-serves platform where it queues at the pool\n",
+		"    says: virtual out-serves platform where it queues at the pool\n    differs: {cause: scale, why: the host is small}\n", 1)
+	m, err := experiments.Parse("pending.yaml", []byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range EvaluateClaims(m, pendingTrials(), stats.Options{Seed: 1}, ClaimHost{Cores: 2}) {
+		switch v.ID {
+		case "platform-does-not":
+			if v.DesignFact != "fewer threads than connections leave none waiting" || v.Differs != nil {
+				t.Errorf("%s: design fact %q, differs %+v; want the manifest's design fact only", v.ID, v.DesignFact, v.Differs)
+			}
+		case "rides":
+			if v.DesignFact != "" || v.Differs == nil || v.Differs.Cause != "scale" || v.Differs.Why != "the host is small" {
+				t.Errorf("%s: design fact %q, differs %+v; want the manifest's differs only", v.ID, v.DesignFact, v.Differs)
+			}
+		}
 	}
 }

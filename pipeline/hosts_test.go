@@ -3,11 +3,12 @@ package pipeline
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/threadlab/threadlab/internal/testenv"
 
 	"github.com/threadlab/threadlab/env/hosts"
 	"github.com/threadlab/threadlab/experiments"
@@ -18,9 +19,7 @@ import (
 // no run directory. (The network-namespace tests in cmd/threadlab and
 // env/remote cover host keys and a missing JDK against real sshd servers.)
 func TestHostsRefusedBeforeAnything(t *testing.T) {
-	if _, err := exec.LookPath("ssh"); err != nil {
-		t.Skip("skipped: no ssh client here (scripts/setup.sh installs openssh-client)")
-	}
+	testenv.LookPath(t, "ssh", "apt-get install openssh-client (scripts/setup.sh does)")
 	inv, err := hosts.Parse("hosts.yaml", []byte("target: ssh://root@127.0.0.1:1\nload: [ssh://root@127.0.0.2:1]\n"))
 	if err != nil {
 		t.Fatal(err)

@@ -40,10 +40,10 @@ func (HostCheck) Name() string { return "host check" }
 func (HostCheck) Run(ctx context.Context, s *State) error {
 	req := env.Requirements{}
 	for _, g := range s.M.Load.Groups {
-		req.Connections += max(g.Users, g.Burst, g.MaxInFlight)
+		req.Connections += max(g.Users, g.Burst, g.MaxInFlight, g.Preallocate)
 	}
 	for _, d := range s.M.Sweep {
-		if d.Load == "users" || d.Load == "burst" {
+		if d.Load == "users" || d.Load == "burst" || d.Load == "connections" {
 			for _, v := range d.Values {
 				if n, err := strconv.Atoi(v); err == nil && n > req.Connections {
 					req.Connections = n

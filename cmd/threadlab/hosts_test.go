@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/threadlab/threadlab/internal/testenv"
+
 	"github.com/threadlab/threadlab/env/remote/netnstest"
 	"github.com/threadlab/threadlab/env/targets"
 	"github.com/threadlab/threadlab/pipeline/record"
@@ -62,9 +64,7 @@ public class Srv {
 func hostsManifest(t *testing.T, dir, duration string) string {
 	t.Helper()
 	jh, _, err := targets.FindJDK()
-	if err != nil {
-		t.Skipf("skipped: no JDK >= 21 here: %v", err)
-	}
+	testenv.Need(t, err, "a JDK >= 21", "install Temurin 25 or openjdk-21-jdk, or set JAVA_HOME")
 	srv := filepath.Join(dir, "Srv.java")
 	if err := os.WriteFile(srv, []byte(srvJava), 0o644); err != nil {
 		t.Fatal(err)

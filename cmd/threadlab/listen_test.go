@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/threadlab/threadlab/internal/testenv"
+
 	"github.com/threadlab/threadlab/env/postgres"
 )
 
@@ -50,12 +52,9 @@ func TestListenersLoopbackOnly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL and a JVM (and builds the targets if needed)")
 	}
-	if _, err := exec.LookPath("ss"); err != nil {
-		t.Skip("ss (iproute2) is not installed: apt-get install iproute2")
-	}
-	if _, err := postgres.BinDir(); err != nil {
-		t.Skip(err)
-	}
+	testenv.LookPath(t, "ss", "apt-get install iproute2 (scripts/setup.sh does)")
+	_, err := postgres.BinDir()
+	testenv.Need(t, err, "PostgreSQL", "apt-get install postgresql (scripts/setup.sh does)")
 	dir := t.TempDir()
 	manifest := filepath.Join(dir, "listen.yaml")
 	os.WriteFile(manifest, []byte(listenRun), 0o644)

@@ -23,7 +23,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/threadlab/threadlab/internal/testenv"
+
 	"github.com/threadlab/threadlab/env/postgres"
+	"github.com/threadlab/threadlab/env/targets"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
 
@@ -187,9 +190,8 @@ func fakeMaven(t *testing.T, dir string) {
 // Maven behind (it used to keep building in its own process group), and the
 // build lock is free again for the next run.
 func TestKill9DuringBuild(t *testing.T) {
-	if _, err := exec.LookPath(filepath.Join("/usr/lib/jvm")); err != nil && !dirExists("/usr/lib/jvm") {
-		t.Skip("the build stage needs a JDK to reach Maven")
-	}
+	_, _, err := targets.FindJDK()
+	testenv.Need(t, err, "a JDK >= 21 (the build stage needs one to reach Maven)", "install Temurin 25 or openjdk-21-jdk, or set JAVA_HOME")
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bin")
 	targets := filepath.Join(dir, "targets")
@@ -253,9 +255,8 @@ func dirExists(p string) bool  { fi, err := os.Stat(p); return err == nil && fi.
 // postmaster runs, with the cluster's temp dir and the run dir.
 func startPostgresRun(t *testing.T) (tl *threadlab, tmp, runDir string) {
 	t.Helper()
-	if _, err := postgres.BinDir(); err != nil {
-		t.Skip(err)
-	}
+	_, err := postgres.BinDir()
+	testenv.Need(t, err, "PostgreSQL", "apt-get install postgresql (scripts/setup.sh does)")
 	dir := t.TempDir()
 	tmp = filepath.Join(dir, "tmp")
 	os.MkdirAll(tmp, 0o755)

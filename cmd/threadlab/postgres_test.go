@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/threadlab/threadlab/internal/testenv"
+
 	"github.com/threadlab/threadlab/env/postgres"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
@@ -44,12 +46,8 @@ func TestRunPoolSweepPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL and JVMs")
 	}
-	if _, err := postgres.BinDir(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI must test the PostgreSQL path: %v", err)
-		}
-		t.Skip(err)
-	}
+	_, err := postgres.BinDir()
+	testenv.Need(t, err, "PostgreSQL", "apt-get install postgresql (scripts/setup.sh does)")
 	before := pgDirs(t)
 	dir := t.TempDir()
 	manifest := filepath.Join(dir, "pool-sweep-pg.yaml")

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/threadlab/threadlab/internal/testenv"
 )
 
 // needBinaries skips a test that needs a real PostgreSQL when the binaries
@@ -21,12 +23,7 @@ import (
 func needBinaries(t *testing.T) string {
 	t.Helper()
 	bin, err := BinDir()
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %v", err)
-		}
-		t.Skip(err)
-	}
+	testenv.Need(t, err, "PostgreSQL", "apt-get install postgresql (scripts/setup.sh does)")
 	return bin
 }
 

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/threadlab/threadlab/internal/testenv"
 )
 
 // TestBuildCancelStopsMaven: cancelling a build (Ctrl-C in the build stage)
@@ -17,9 +19,8 @@ import (
 // next build can run. mvn here is a script that starts a child and a
 // grandchild and waits, as Maven's forked JVMs would.
 func TestBuildCancelStopsMaven(t *testing.T) {
-	if _, _, err := FindJDK(); err != nil {
-		t.Skipf("Build needs a JDK before it runs Maven: %v", err)
-	}
+	_, _, err := FindJDK()
+	testenv.Need(t, err, "a JDK >= 21 (Build needs one before it runs Maven)", "install Temurin 25 or openjdk-21-jdk, or set JAVA_HOME")
 	root := fakeTree(t)
 	bin := t.TempDir()
 	pids := filepath.Join(bin, "pids")
@@ -43,7 +44,7 @@ func TestBuildCancelStopsMaven(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	_, err := Build(ctx, root, nil)
+	_, err = Build(ctx, root, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Build after cancel: %v, want it to wrap context.Canceled", err)
 	}
@@ -69,9 +70,8 @@ func TestBuildCancelStopsMaven(t *testing.T) {
 // TestConcurrentBuildsBuildOnce: two runs building the same tree at once
 // run Maven once; the second waits for the lock and finds the jars fresh.
 func TestConcurrentBuildsBuildOnce(t *testing.T) {
-	if _, _, err := FindJDK(); err != nil {
-		t.Skipf("Build needs a JDK before it runs Maven: %v", err)
-	}
+	_, _, err := FindJDK()
+	testenv.Need(t, err, "a JDK >= 21 (Build needs one before it runs Maven)", "install Temurin 25 or openjdk-21-jdk, or set JAVA_HOME")
 	root := fakeTree(t)
 	bin := t.TempDir()
 	runs := filepath.Join(bin, "runs")

@@ -29,6 +29,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/threadlab/threadlab/internal/testenv"
+
 	"github.com/threadlab/threadlab/env/downstream"
 	"github.com/threadlab/threadlab/env/postgres"
 )
@@ -521,9 +523,8 @@ func TestSpringMVCDownstreamDown(t *testing.T) {
 // env/postgres and the real env/downstream service.
 func TestSpringMVCOnPostgres(t *testing.T) {
 	javaHome, jars := jars(t)
-	if _, err := postgres.BinDir(); err != nil {
-		t.Skipf("PostgreSQL path not tested: %v", err)
-	}
+	_, err := postgres.BinDir()
+	testenv.Need(t, err, "PostgreSQL (the PostgreSQL path of the target)", "apt-get install postgresql (scripts/setup.sh does)")
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

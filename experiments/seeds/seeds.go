@@ -53,17 +53,19 @@ func (c Claim) Seed() string {
 	return s
 }
 
-// Writeup is one seed write-up and the topic its section is headed with.
-type Writeup struct{ ID, Topic string }
+// Writeup is one seed write-up, the topic its section is headed with, and
+// its title (the write-ups are cited by title: they are not in the
+// repository).
+type Writeup struct{ ID, Topic, Title string }
 
 // Writeups are the five seeds, in order; their titles are in
 // METHODOLOGY.md's table above the generated section.
 var Writeups = []Writeup{
-	{"000", "platform vs virtual vs WebFlux, I/O- and CPU-bound, event-loop starvation"},
-	{"001", "one blocking service, virtual threads on and off, pool and concurrency sweeps"},
-	{"002", "four approaches, fixed-rate and paced scenarios"},
-	{"003", "1000 requests at once, and blocking on the event loop"},
-	{"004", "Reactor modes under CPU saturation"},
+	{"000", "platform vs virtual vs WebFlux, I/O- and CPU-bound, event-loop starvation", "Virtual Threads vs WebFlux vs Platform Threads on Spring Boot 4.1: Benchmarks and a Decision Framework"},
+	{"001", "one blocking service, virtual threads on and off, pool and concurrency sweeps", "Virtual Threads in Spring Boot 4"},
+	{"002", "four approaches, fixed-rate and paced scenarios", "Benchmark of Java Virtual Threads vs WebFlux"},
+	{"003", "1000 requests at once, and blocking on the event loop", "Virtual Threads vs WebFlux: Which to Choose in 2026"},
+	{"004", "Reactor modes under CPU saturation", "Reactor and Virtual Threads: When to Parallelize in Spring Boot"},
 }
 
 var (

@@ -413,13 +413,16 @@ func TestOnTick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 2.5 s: ticks at 1 s and 2 s, each seeing 200 more requests (the
-	// 200 sends due in [0, 1 s), answered within a millisecond or so).
+	// 2.5 s: ticks at 1 s and 2 s, each seeing about 200 more requests (the
+	// 200 sends due in [0, 1 s), answered within a millisecond or so on a
+	// quiet host). The lower bound is 75%: on a host at load 10 answers lag
+	// the schedule by tens of milliseconds, so a tick can see fewer; never
+	// more than the schedule allows.
 	if len(ticks) != 2 {
 		t.Fatalf("%d ticks in 2.5s, want 2: %+v", len(ticks), ticks)
 	}
 	for i, tk := range ticks {
-		if tk.Requests < int64(i+1)*195 || tk.Requests > int64(i+1)*200+1 || tk.RPS < 100 || tk.Elapsed < time.Duration(i+1)*time.Second {
+		if tk.Requests < int64(i+1)*150 || tk.Requests > int64(i+1)*200+1 || tk.RPS < 100 || tk.Elapsed < time.Duration(i+1)*time.Second {
 			t.Errorf("tick %d = %+v, want ~%d requests at ~200/s", i+1, tk, (i+1)*200)
 		}
 	}

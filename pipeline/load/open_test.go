@@ -241,8 +241,11 @@ func TestTimeoutWatchdog(t *testing.T) {
 	if g.ErrorsByClass["timeout"] == 0 || g.Errors != g.ErrorsByClass["timeout"] || g.Requests-g.Errors < 8 {
 		t.Errorf("requests=%d errors=%v, want some timeouts and work going on between them", g.Requests, g.ErrorsByClass)
 	}
-	if g.MaxMs() > 120 {
-		t.Errorf("max latency %.1fms with a 50ms timeout", g.MaxMs())
+	// The stuck answers come after 300 ms: a maximum well under that shows
+	// the watchdog cut them. 250, not ~60: a loaded host (load 10 on 2
+	// cores) delays the watchdog's own wake-up by tens of milliseconds.
+	if g.MaxMs() > 250 {
+		t.Errorf("max latency %.1fms with a 50ms timeout and 300ms stalls: the watchdog did not cut them", g.MaxMs())
 	}
 }
 

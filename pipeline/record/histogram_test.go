@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/threadlab/threadlab/internal/testenv"
+
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
@@ -79,12 +81,7 @@ func TestHistogramLogSecondReader(t *testing.T) {
 	if err == nil {
 		err = exec.Command(py, "-c", "import hdrh").Run()
 	}
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("python3 with the hdrhistogram package is required in CI (scripts/setup.sh installs it)")
-		}
-		t.Skip("python3 -c 'import hdrh' failed: pip install hdrhistogram (scripts/setup.sh does)")
-	}
+	testenv.Need(t, err, "python3 with the hdrhistogram package", "pip install hdrhistogram (scripts/setup.sh does)")
 	dir := t.TempDir()
 	ivs, total := trialIntervals()
 	if err := WriteHistogramLog(dir, "t.hlog", time.Unix(1772360100, 0), "test", ivs); err != nil {

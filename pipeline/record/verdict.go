@@ -45,6 +45,18 @@ type Verdict struct {
 	// Previous is set by a re-evaluation whose status or reason differs
 	// from the verdict the run had before.
 	Previous *Previous `json:"previous,omitempty"`
+	// DesignFact is the manifest's reason the claim cannot fail by
+	// construction: the verdict is shown, not counted as evidence.
+	DesignFact string `json:"design_fact,omitempty"`
+	// Differs is the manifest's sentence on why the result may differ
+	// from the seed's (Cause: finding, scale or design).
+	Differs *Differs `json:"differs,omitempty"`
+}
+
+// Differs is why a result differs from its seed's, as the manifest says.
+type Differs struct {
+	Cause string `json:"cause"`
+	Why   string `json:"why"`
 }
 
 // Point is one unit of a verdict: a sweep point, a pair of levels

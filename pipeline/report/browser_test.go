@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/threadlab/threadlab/internal/testenv"
 )
 
 // chromium finds a headless-capable Chromium; THREADLAB_CHROMIUM overrides.
@@ -30,10 +33,7 @@ func needChromium(t *testing.T) string {
 	t.Helper()
 	bin := chromium()
 	if bin == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium not found: CI must install it (apt-get install -y chromium) so that charts are checked in a real browser")
-		}
-		t.Skip("chromium not found (apt-get install -y chromium); charts were not checked in a browser")
+		testenv.Need(t, errors.New("not on PATH"), "chromium", "apt-get install -y chromium (scripts/setup.sh does), so that charts are checked in a real browser")
 	}
 	if testing.Short() {
 		t.Skip("-short: no browser")

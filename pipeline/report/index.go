@@ -24,6 +24,9 @@ type indexView struct {
 	NotApplicable bool
 	// Seeds is every statement of the seed write-ups (seeds.go).
 	Seeds []seedRow
+	// Supported counts the latest runs' supported claims as evidence,
+	// design facts left out (seeds.go).
+	Supported string
 }
 
 type decisionRow struct {
@@ -163,6 +166,7 @@ func Index(dataDir, reportsDir string) (string, error) {
 			iv.NotApplicable = iv.NotApplicable || d.Strength == stats.NotApplicable
 		}
 	}
+	iv.Supported = supportedCount(latest)
 	if iv.Seeds, err = seedRows(latest, reportsDir); err != nil {
 		return "", fmt.Errorf("seed claims inventory: %w (fix %s; go test ./experiments/seeds says where)", err, seeds.File)
 	}

@@ -32,6 +32,9 @@ func (v *runView) markdown() []byte {
 	if v.Banner != "" {
 		fmt.Fprintf(&b, "> **%s**\n\n", mdText(v.Banner))
 	}
+	if len(v.SeedTitles) > 0 {
+		fmt.Fprintf(&b, "**Seeds:** %s\n\n", mdText(strings.Join(v.SeedTitles, "; ")))
+	}
 	if v.Question != "" {
 		fmt.Fprintf(&b, "**Question:** %s\n\n", mdText(v.Question))
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"unicode"
@@ -45,8 +46,8 @@ type methodInfo struct {
 	Claims []struct {
 		ID   string `yaml:"id"`
 		Seed *struct {
-			Value float64 `yaml:"value"`
-			From  string  `yaml:"from"`
+			Value *float64 `yaml:"value"`
+			From  string   `yaml:"from"`
 		} `yaml:"seed"`
 	} `yaml:"claims"`
 }
@@ -74,7 +75,8 @@ type loadGroup struct {
 	Preallocate int   `yaml:"preallocate"`
 }
 
-// seedFigure is a seed write-up's number for a claim (experiments.SeedFigure).
+// seedFigure is a seed write-up's number for a claim (experiments.SeedFigure);
+// Value is NaN when the write-up gave none.
 type seedFigure struct {
 	Value float64
 	From  string
@@ -101,7 +103,11 @@ func (mi *methodInfo) seeds() map[string]seedFigure {
 	}
 	for _, c := range mi.Claims {
 		if c.Seed != nil {
-			out[c.ID] = seedFigure{c.Seed.Value, c.Seed.From}
+			v := math.NaN() // the write-up gave no figure
+			if c.Seed.Value != nil {
+				v = *c.Seed.Value
+			}
+			out[c.ID] = seedFigure{v, c.Seed.From}
 		}
 	}
 	return out
@@ -483,7 +489,7 @@ func claimSentence(x record.Verdict, seed seedFigure) string {
 	}
 	s += "."
 	if seed.From != "" || seed.Value != 0 {
-		s += fmt.Sprintf(" The seed reported %s (%s).", num(seed.Value), strings.TrimRight(seed.From, "."))
+		s += fmt.Sprintf(" The seed reported %s (%s).", seedNum(seed.Value), strings.TrimRight(seed.From, "."))
 	}
 	if x.Status == "inconclusive" && x.Leans != "" {
 		s += " The medians alone lean " + x.Leans + ", which is a direction, not a result."
@@ -525,7 +531,7 @@ func because(x record.Verdict, seed seedFigure) string {
 		s = "no figures recorded"
 	}
 	if seed.From != "" || seed.Value != 0 {
-		s += "; the seed: " + num(seed.Value) + " (" + strings.TrimRight(seed.From, ".") + ")"
+		s += "; the seed: " + seedNum(seed.Value) + " (" + strings.TrimRight(seed.From, ".") + ")"
 	}
 	return s
 }
@@ -557,4 +563,12 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// seedNum is a seed figure in words: "no figure" when the write-up gave none.
+func seedNum(v float64) string {
+	if math.IsNaN(v) {
+		return "no figure"
+	}
+	return num(v)
 }

@@ -155,8 +155,8 @@ func TestSeedClaimsTable(t *testing.T) {
 		{`<code>cpu-bound/virtual-ties-platform</code>: <span class="muted">no run with verdicts yet</span>`, "an experiment without runs"},
 		{`<span class="badge b-other">not-encoded</span> not encoded: needs JFR recording`, "not encoded, with why"},
 		{`<span class="badge b-other">precondition</span> precondition of every 004 claim`, "a precondition row"},
-		{`<tr><td colspan="5"><strong>003: 1000 requests at once, and blocking on the event loop</strong></td></tr>`, "a heading per write-up"},
-		{`absolute <code>distinct_threads</code> at most 4`, "backticks in the inventory become code"},
+		{`<tr><td colspan="5"><strong>003: Virtual Threads vs WebFlux: Which to Choose in 2026 (1000 requests at once, and blocking on the event loop)</strong></td></tr>`, "a heading per write-up, with its title"},
+		{`at most 4 <code>distinct_threads</code>`, "backticks in the inventory become code"},
 	} {
 		if !strings.Contains(index, want.text) {
 			t.Errorf("%s: index lacks %q", want.why, want.text)

@@ -38,7 +38,7 @@ func (v *runView) reproduction(vs []record.Verdict, inventory []seeds.Claim) {
 			Seed: "–", Ours: "–", Status: orDash(x.Status), StatusText: statusText(x.Status), Strength: strength(x), Size: "–", Host: orDash(v.Host)}
 		sf, hasSeed := v.seeds[x.ID]
 		if hasSeed {
-			r.Seed = num(sf.Value)
+			r.Seed = seedNum(sf.Value)
 			if sf.From != "" {
 				r.Seed += " (" + strings.TrimRight(sf.From, ".") + ")"
 			}

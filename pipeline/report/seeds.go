@@ -1,9 +1,11 @@
 package report
 
 import (
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/threadlab/threadlab/experiments/seeds"
@@ -50,7 +52,7 @@ func seedRows(latest map[string]indexRun, reportsDir string) ([]seedRow, error) 
 			row.Heading = heading
 			for _, w := range seeds.Writeups {
 				if w.ID == heading {
-					row.Heading += ": " + w.Topic
+					row.Heading += ": " + w.Title + " (" + w.Topic + ")"
 				}
 			}
 		}
@@ -83,6 +85,9 @@ func seedVerdictOf(ref string, latest map[string]indexRun, reportsDir string) se
 			continue
 		}
 		sv.Status, sv.StatusText = orDash(v.Status), statusText(v.Status)
+		if v.DesignFact != "" {
+			sv.StatusText += " (design fact, not evidence)"
+		}
 		switch {
 		case v.Status == stats.NotApplicable:
 			sv.Figure = strings.TrimRight(v.Reason, ".")
@@ -121,6 +126,55 @@ func codeParts(s string) []textPart {
 	for i, p := range strings.Split(s, "`") {
 		if p != "" {
 			out = append(out, textPart{Text: p, Code: i%2 == 1})
+		}
+	}
+	return out
+}
+
+// supportedCount is the index's tally of the latest runs' verdicts: the
+// supported claims that count as evidence, and the design facts (claims
+// that cannot fail by construction), which it leaves out.
+func supportedCount(latest map[string]indexRun) string {
+	var supported, claims, facts int
+	for _, ir := range latest {
+		for _, v := range ir.verdicts {
+			if v.DesignFact != "" {
+				facts++
+				continue
+			}
+			claims++
+			if v.Status == "supported" {
+				supported++
+			}
+		}
+	}
+	if claims+facts == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d claims supported in the latest runs; %d design facts (checks of the setup that cannot fail) shown but not counted.", supported, claims, facts)
+}
+
+// seedSegment finds the write-up ids a source or seed passage names:
+// "000: ..." at its start or after "; ".
+var seedSegment = regexp.MustCompile(`(?:^|; )(\d{3}): `)
+
+// seedTitles lists every write-up a run draws on, by title: the
+// manifest's source and each claim's seed passage, in id order.
+func seedTitles(source string, figs map[string]seedFigure) []string {
+	ids := map[string]bool{}
+	add := func(s string) {
+		for _, m := range seedSegment.FindAllStringSubmatch(s, -1) {
+			ids[m[1]] = true
+		}
+	}
+	add(source)
+	for _, f := range figs {
+		add(f.From)
+	}
+	var out []string
+	for _, w := range seeds.Writeups {
+		if ids[w.ID] {
+			out = append(out, w.ID+": "+w.Title)
 		}
 	}
 	return out

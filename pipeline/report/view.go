@@ -31,6 +31,7 @@ type runView struct {
 	ID         string
 	Question   string
 	Source     string
+	SeedTitles []string // every write-up the run's claims draw on, "000: title" (seeds.go)
 	Notes      string
 	State      string
 	Banner     string // non-empty for runs that did not complete
@@ -110,6 +111,20 @@ type verdictRow struct {
 	Seed                       string // the seed's figure beside ours, with the magnitude reading
 	Flags                      []string
 	Decision                   *record.Decision
+}
+
+// manifestNotes is what the manifest says of a verdict beside the seed's
+// figure: a design fact (shown, not counted as evidence) and, for a
+// contradicted or smaller-here result, why it differs (record.Differs).
+func manifestNotes(x record.Verdict) string {
+	var s string
+	if x.DesignFact != "" {
+		s += " Design fact, not counted as evidence: " + strings.TrimRight(x.DesignFact, ".") + "."
+	}
+	if d := x.Differs; d != nil {
+		s += " Why it may differ from the seed (" + d.Cause + "): " + strings.TrimRight(d.Why, ".") + "."
+	}
+	return s
 }
 
 // ciLabel names a verdict's interval: 1 - 2 x its one-sided level (90% for
@@ -235,6 +250,7 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 
 	mi := readMethod(r.Manifest)
 	v.seeds = mi.seeds() // before the verdicts, which show the seed's figure beside ours
+	v.SeedTitles = seedTitles(v.Source, v.seeds)
 	if err := v.verdicts(); err != nil {
 		return nil, err
 	}
@@ -385,7 +401,7 @@ func (v *runView) verdicts() error {
 		}
 		row.Numbers = strings.Join(nums, ", ")
 		if sf, ok := v.seeds[x.ID]; ok {
-			row.Seed = "The write-up's figure: " + num(sf.Value)
+			row.Seed = "The write-up's figure: " + seedNum(sf.Value)
 			if sf.From != "" {
 				row.Seed += " (" + strings.TrimRight(sf.From, ".") + ")"
 			}
@@ -393,6 +409,7 @@ func (v *runView) verdicts() error {
 				row.Seed += "; size: " + m
 			}
 		}
+		row.Seed += manifestNotes(x)
 		v.Verdicts = append(v.Verdicts, row)
 	}
 	v.recorded = vs

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/threadlab/threadlab/internal/testenv"
 )
 
 // TestWorkflowsLint runs actionlint on the repository's GitHub workflows
@@ -22,12 +24,7 @@ func TestWorkflowsLint(t *testing.T) {
 	}
 	bin := filepath.Join(root, "bin", "actionlint")
 	if _, err := os.Stat(bin); err != nil {
-		if bin, err = exec.LookPath("actionlint"); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatal("actionlint not found: scripts/setup.sh installs it into bin/")
-			}
-			t.Skip("actionlint not found (scripts/setup.sh installs it into bin/)")
-		}
+		bin = testenv.LookPath(t, "actionlint", "scripts/setup.sh installs it into bin/")
 	}
 	cmd := exec.Command(bin, files...)
 	cmd.Dir = root

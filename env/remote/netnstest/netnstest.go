@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/threadlab/threadlab/internal/testenv"
 )
 
 // Hosts are fake hosts that are up.
@@ -69,7 +71,7 @@ func Up(t testing.TB, prefix, net string, names ...string) *Hosts {
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ee.ExitCode() == 3 {
-			t.Skipf("skipped: %s", strings.TrimSpace(stderr.String()))
+			testenv.Need(t, errors.New(strings.TrimSpace(stderr.String())), "network-namespace hosts", "scripts/setup.sh installs openssh-server and iproute2; run as root")
 		}
 		t.Fatalf("netns-hosts.sh up: %v\n%s%s", err, out, stderr.String())
 	}
