@@ -49,6 +49,9 @@ bench: ## Go benchmarks (speed and allocation targets live here, not in unit tes
 calibration: ## Monte Carlo error rates and power of every claim test, as the markdown table in METHODOLOGY.md (minutes; REPS=1000)
 	@cd pipeline/stats && $(GO) test -run '^TestCalibrationTable$$' -calibration -calibration.reps $(or $(REPS),1000) -count=1 -timeout 120m . | grep -v -e '^PASS$$' -e '^ok '
 
+calibration-steady: ## false "supported" of the steady-state selection under variant-specific warm-up, 4/8/16 forks (about 3 min at REPS=100 on a shared 2-core host)
+	@$(GO) test -run '^TestSteadyCalibration$$' -steadycal.reps $(or $(REPS),100) -count=1 -v -timeout 120m ./pipeline/ | grep -e '|' -e FAIL
+
 bench-loadgen: ## our load generator vs wrk vs a net/http client, side by side, pinned
 	scripts/bench-loadgen.sh
 
@@ -59,6 +62,7 @@ fuzz: ## run each fuzz target for FUZZTIME (30s, or a count such as 50000x); a c
 	$(GO) test -run '^$$' -fuzz '^FuzzRequest$$' -fuzztime $(FUZZTIME) ./pipeline/load
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./experiments
 	$(GO) test -run '^$$' -fuzz '^FuzzParseHistogramLog$$' -fuzztime $(FUZZTIME) ./pipeline/record
+	$(GO) test -run '^$$' -fuzz '^FuzzHistogramClaims$$' -fuzztime $(FUZZTIME) ./pipeline/record
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJob$$' -fuzztime $(FUZZTIME) ./pipeline/fleet
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeResult$$' -fuzztime $(FUZZTIME) ./pipeline/fleet
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./env/hosts

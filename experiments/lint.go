@@ -27,9 +27,7 @@ func Lint(m *Manifest) []Warning {
 		ws = append(ws, Warning{File: m.File, Field: field, Msg: fmt.Sprintf(format, a...)})
 	}
 	m.lintReplication(warn)
-	if m.Load.Warmup <= 0 {
-		warn("load.warmup", "no warm-up: the first requests run in the interpreter and C1 (seed 000's JIT warm-up bug); add warmup: 10s")
-	}
+	m.lintWarmup(warn)
 	if g := m.Measured(); g != nil {
 		m.lintUnderload(g, warn)
 		m.lintBackground(g, warn)
@@ -41,6 +39,7 @@ func Lint(m *Manifest) []Warning {
 		warn("pinning", "the load generator and the target share CPUs without pinning: a busy generator steals CPU from the server (seed 001 checks per-tier CPU for this); set pinning: {target: \"1\", generator: \"0\"} on a machine with cores to spare")
 	}
 	m.lintClaims(warn)
+	m.lintFloors(warn)
 	m.lintDecidable(warn)
 	m.lintJDK(warn)
 	m.lintBoot(warn)

@@ -19,8 +19,9 @@ var lintBase = []struct{ key, block string }{
   model: burst
   burst: 600
   requests: [{path: "/io?ms=300"}]
-  warmup: 5s`},
+  warmup: {until: steady}`},
 	{"trials", "6"},
+	{"iterations", "10"},
 	{"pinning", `{target: "1", generator: "0"}`},
 	{"claims", `
   - {id: virtual-wins, says: virtual threads finish sooner, check: {metric: wall_ms, compare: [platform, virtual], at_least: 1.5}, seed: {value: 2, from: \"seed 000\"}}`},
@@ -67,7 +68,7 @@ func TestLint(t *testing.T) {
     - {name: probe, model: closed, users: 400, duration: 30s, requests: [{path: "/io?ms=300"}]}
     - {name: background, model: closed, users: 150, duration: %s, requests: [{path: "/cpu?iterations=20000"}]}
   measure: probe
-  warmup: 5s`
+  warmup: {until: steady}`
 	cases := []struct {
 		name    string
 		with    map[string]string
@@ -92,16 +93,33 @@ func TestLint(t *testing.T) {
 		{name: "no warm-up", with: map[string]string{"load": "\n  model: burst\n  burst: 600\n  requests: [{path: \"/io?ms=300\"}]"},
 			want: []string{"load.warmup: no warm-up: the first requests run in the interpreter and C1"},
 			why:  "seed 000 measured the JIT warming up instead of the server"},
+		{name: "fixed warm-up", with: map[string]string{"load": "\n  model: burst\n  burst: 600\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: 5s"},
+			want: []string{"load.warmup: a fixed warm-up of 5s"},
+			why:  "a variant whose JIT needs longer than a fixed warm-up is measured warming up, biasing the ratio (issue 20)"},
+		{name: "warm-up max close to min", with: map[string]string{"load": "\n  model: burst\n  burst: 600\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: {min: 10s, max: 15s, until: steady}"},
+			want: []string{"load.warmup.max: 15s leaves little room above min 10s"},
+			why:  "a fork that needs a little longer than min would reach max and be measured unsteady"},
+		{name: "a timed window of 6 s is 4 points", with: map[string]string{"iterations": "2", "load": "\n  model: closed\n  users: 400\n  duration: 6s\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: {until: steady}", "claims": ""},
+			want: []string{"iterations: each fork gives 8 point(s)"},
+			why:  "two windows of 6 s give 2 x (6 - 2) per-second points: the partial first and last second are left out"},
+		{name: "three bursts per fork", with: map[string]string{"iterations": "3"},
+			want: []string{"iterations: each fork gives 3 point(s)"},
+			why:  "PELT cannot tell a warm-up from noise on 3 points (statistics review §3.5)"},
+		{name: "a timed window of 30 s is 28 points", with: map[string]string{"iterations": "1", "load": "\n  model: closed\n  users: 400\n  duration: 30s\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: {until: steady}", "claims": ""},
+			why: "a steady load is classified on its per-second series: 30 seconds, less the partial first and last, are 28 points"},
+		{name: "every variant measures its start", with: map[string]string{"iterations": "1", "load": "\n  model: burst\n  burst: 600\n  requests: [{path: \"/io?ms=300\"}]",
+			"variants": "\n  platform: {target: spring-mvc, measure: cold, properties: {spring.threads.virtual.enabled: \"false\"}}\n  virtual: {target: spring-mvc, measure: cold, properties: {spring.threads.virtual.enabled: \"true\"}}"},
+			why: "measure: cold means the start is the measurement: no warm-up and no steady state to ask for"},
 		{name: "zero warm-up", with: map[string]string{"load": "\n  model: burst\n  burst: 600\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: 0s"},
 			want: []string{"load.warmup: no warm-up"},
 			why:  "warmup: 0s is the same as none"},
 
-		{name: "one fork, many iterations", with: map[string]string{"trials": "1\niterations: 6"},
-			want: []string{"trials: 1 trial give no 95% confidence interval", "trials: fewer than 4 trials per cell", "trials: 1 fresh JVM(s) with 6 iteration(s) each"},
+		{name: "one fork, many iterations", with: map[string]string{"trials": "1", "iterations": "6"},
+			want: []string{"trials: 1 trial give no 95% confidence interval", "trials: fewer than 4 trials per cell", "trials: 1 fresh JVM(s) with 6 iteration(s) each", "iterations: each fork gives 6 point(s)"},
 			why:  "iterations in one JVM inherit its JIT profile and heap, so they are not independent samples"},
 
 		{name: "fresh JVMs but two trials", with: map[string]string{"trials": "2", "profiles": `{smoke: {trials: 2}}`},
-			want: []string{"trials: 2 trials give no 95%", "trials: fewer than 4 trials", "trials: 2 fresh JVM(s) with 1 iteration(s) each"},
+			want: []string{"trials: 2 trials give no 95%", "trials: fewer than 4 trials", "trials: 2 fresh JVM(s) with 10 iteration(s) each"},
 			why:  "issue 15: a claim on fewer than 3 JVMs may be a difference between JVMs"},
 		{name: "trend over two values", with: map[string]string{
 			"sweep":  "\n  burst: {load: burst, values: [\"600\", \"1000\"]}",
@@ -149,13 +167,13 @@ func TestLint(t *testing.T) {
 		{name: "seed's line on one variant", with: map[string]string{"source": `"004: devdojo"`,
 			"variants": "\n  platform: {target: spring-mvc, spring_boot: \"3.5\", properties: {spring.threads.virtual.enabled: \"false\"}}\n  virtual: {target: spring-mvc, properties: {spring.threads.virtual.enabled: \"true\"}}"},
 			why: "a version experiment runs the seed's line beside others: one variant on it is enough"},
-		{name: "burst below the pool", with: map[string]string{"load": "\n  model: burst\n  burst: 150\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: 5s"},
+		{name: "burst below the pool", with: map[string]string{"load": "\n  model: burst\n  burst: 150\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: {until: steady}"},
 			want: []string{"load.burst: 150 concurrent requests never exceed variant platform's 200 Tomcat threads"},
 			why:  "every request gets a platform thread at once, so nothing queues (seed 000's 8-request flake)"},
-		{name: "burst equal to the pool", with: map[string]string{"load": "\n  model: burst\n  burst: 200\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: 5s"},
+		{name: "burst equal to the pool", with: map[string]string{"load": "\n  model: burst\n  burst: 200\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: {until: steady}"},
 			want: []string{"load.burst: 200 concurrent requests never exceed variant platform's 200 Tomcat threads"},
 			why:  "200 requests on 200 threads still never wait for one"},
-		{name: "burst one above the pool", with: map[string]string{"load": "\n  model: burst\n  burst: 201\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: 5s"},
+		{name: "burst one above the pool", with: map[string]string{"load": "\n  model: burst\n  burst: 201\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: {until: steady}"},
 			want: nil,
 			why:  "the 201st request has to queue: the boundary is exclusive"},
 		{name: "raised Tomcat pool", with: map[string]string{"variants": "\n  platform: {target: spring-mvc, properties: {server.tomcat.threads.max: \"800\"}}\n  virtual: {target: spring-mvc, properties: {spring.threads.virtual.enabled: \"true\"}}"},
@@ -163,10 +181,10 @@ func TestLint(t *testing.T) {
 			why:  "the pool is whatever server.tomcat.threads.max says, not always 200"},
 		{name: "no platform pool", with: map[string]string{
 			"variants": "\n  virtual: {target: spring-mvc, properties: {spring.threads.virtual.enabled: \"true\"}}\n  webflux: {target: spring-webflux}",
-			"load":     "\n  model: burst\n  burst: 8\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: 5s", "claims": ""},
+			"load":     "\n  model: burst\n  burst: 8\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: {until: steady}", "claims": ""},
 			want: nil,
 			why:  "virtual threads and Netty's event loop have no thread pool to under-load"},
-		{name: "closed users below the pool", with: map[string]string{"load": "\n  model: closed\n  users: 100\n  duration: 30s\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: 5s",
+		{name: "closed users below the pool", with: map[string]string{"load": "\n  model: closed\n  users: 100\n  duration: 30s\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: {until: steady}",
 			"claims": "\n  - {id: c, says: s, check: {metric: rps, compare: [virtual, platform], at_least: 1}, seed: {value: 2, from: x}}"},
 			want: []string{"load.users: 100 concurrent requests never exceed variant platform's 200 Tomcat threads"},
 			why:  "a closed model holds at most users requests in flight"},
@@ -182,17 +200,17 @@ func TestLint(t *testing.T) {
 			why:  "a background group covering the whole window is the correct design"},
 
 		{name: "latency claim, closed model", with: map[string]string{
-			"load":   "\n  model: closed\n  users: 400\n  duration: 30s\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: 5s",
+			"load":   "\n  model: closed\n  users: 400\n  duration: 30s\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: {until: steady}",
 			"claims": "\n  - {id: tail, says: virtual has the lower tail, check: {metric: p99_ms, compare: [platform, virtual], at_least: 1.2}, seed: {value: 2, from: \"seed 000\"}}"},
 			want: []string{`claims[0].check.metric: latency claim "tail" is measured with a closed model only`},
 			why:  "a closed loop stops sending while the server stalls, so its p99 hides the stall (coordinated omission)"},
 		{name: "latency claim, open model", with: map[string]string{
-			"load":   "\n  model: open\n  rate: 500\n  duration: 30s\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: 5s",
+			"load":   "\n  model: open\n  rate: 500\n  duration: 30s\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: {until: steady}",
 			"claims": "\n  - {id: tail, says: virtual has the lower tail, check: {metric: p99_ms, compare: [platform, virtual], at_least: 1.2}, seed: {value: 2, from: \"seed 000\"}}"},
 			want: nil,
 			why:  "an open model measures latency from the intended send time"},
 		{name: "throughput claim, closed model", with: map[string]string{
-			"load":   "\n  model: closed\n  users: 400\n  duration: 30s\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: 5s",
+			"load":   "\n  model: closed\n  users: 400\n  duration: 30s\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: {until: steady}",
 			"claims": "\n  - {id: rate, says: virtual serves more, check: {metric: rps, compare: [virtual, platform], at_least: 1.2}, seed: {value: 2, from: \"seed 000\"}}"},
 			want: nil,
 			why:  "throughput is what a closed model measures well"},

@@ -96,7 +96,23 @@ func TestProblems(t *testing.T) {
 			[]string{`demo.yaml:5:34: variants.platform.propertys: unknown key "propertys", did you mean "properties"?`}},
 		{"wrong type", "a number where a duration belongs",
 			func(s string) string { return strings.Replace(s, "warmup: 1s", "warmup: 15", 1) }, "",
-			[]string{"demo.yaml:11:11: load.warmup: cannot unmarshal !!int `15` into time.Duration (write a duration with a unit, like 300ms, 15s or 2m)"}},
+			[]string{"demo.yaml:11:11: load.warmup: warmup \"15\" is not a duration (write a duration with a unit, like 10s, or {min: 10s, max: 60s, until: steady})"}},
+		{"warm-up until something unknown", "a typo in until must not silently mean a fixed warm-up",
+			func(s string) string { return strings.Replace(s, "warmup: 1s", "warmup: {min: 1s, until: stable}", 1) }, "",
+			[]string{"demo.yaml:11:28: load.warmup.until: \"stable\" is not known (the one value is steady"}},
+		{"warm-up with an unknown key", "strict decoding reaches inside the warm-up mapping",
+			func(s string) string {
+				return strings.Replace(s, "warmup: 1s", "warmup: {min: 1s, maximum: 9s, until: steady}", 1)
+			}, "",
+			[]string{"demo.yaml:11:21: load.warmup.maximum: unknown key \"maximum\""}},
+		{"warm-up max below min", "the bounds are checked",
+			func(s string) string {
+				return strings.Replace(s, "warmup: 1s", "warmup: {min: 10s, max: 5s, until: steady}", 1)
+			}, "",
+			[]string{"load.warmup.max: 5s is below min 10s"}},
+		{"min and max without until", "two bounds only mean something until steady",
+			func(s string) string { return strings.Replace(s, "warmup: 1s", "warmup: {min: 1s, max: 5s}", 1) }, "",
+			[]string{"load.warmup: sets min and max without until: steady"}},
 		{"wrong type int", "a word where a count belongs",
 			func(s string) string { return strings.Replace(s, "trials: 3", "trials: many", 1) }, "",
 			[]string{"demo.yaml:12:9: trials: \"many\" is not a number of forks (write a number like 5, or {min: 5, max: 20} for sequential rounds)"}},

@@ -115,6 +115,28 @@ type Variant struct {
 	// SpringBoot overrides the manifest's spring_boot for this built-in
 	// variant (the version experiment runs one model on several lines).
 	SpringBoot string `yaml:"spring_boot,omitempty"`
+	// Measure is "" (steady state, the default) or "cold": the start itself
+	// is measured, with no warm-up and no steady-state selection
+	// (warmup.go; aot-cache's start-up arm).
+	Measure string `yaml:"measure,omitempty"`
+
+	// Floor is what the variant's design makes impossible to beat; a trial
+	// below it is invalid with the reason (pipeline/bounds).
+	Floor *Floor `yaml:"floor,omitempty"`
+}
+
+// Floor states the least time the variant can take for the measured burst.
+// Beyond it, threadlab derives a floor on its own: on a built-in target,
+// every request of /io?ms=N waits N ms, so no answer comes sooner and no
+// burst of them ends sooner.
+//
+//	floor: {parallel: 200}   at most 200 requests in service at once (Tomcat's
+//	                         platform threads): a burst of B /io?ms=W requests
+//	                         takes at least ceil(B/200) x W (600 x 300 ms: 900 ms)
+//	floor: {wall: 900ms}     a stated floor of the burst's wall time
+type Floor struct {
+	Parallel int           `yaml:"parallel,omitempty"`
+	Wall     time.Duration `yaml:"wall,omitempty"`
 }
 
 // Variants keeps manifest order, which is the order of every table and chart.
@@ -176,8 +198,9 @@ type LoadSpec struct {
 	// Measure names the group whose numbers answer the question (default: the only or first group).
 	Measure string `yaml:"measure,omitempty"`
 	// Warmup is untimed load through the identical code path before each
-	// trial's measurement (seed 000's JIT bug); bursts repeat until it has passed.
-	Warmup time.Duration `yaml:"warmup,omitempty"`
+	// fork's measurement (seed 000's JIT bug): a duration (bursts repeat
+	// until it has passed), or {min, max, until: steady} (warmup.go).
+	Warmup Warmup `yaml:"warmup,omitempty"`
 }
 
 // Startup bounds how long a target may take to become ready.

@@ -16,6 +16,9 @@ package experiments
 // retries: 3            re-runs of invalid iterations or forks per cell
 // noise: {max_outside_pct: 10, max_steal_pct: 10}
 //                       in-trial host noise gate, % of one core
+// noise: {max_release_spread: 5ms}
+//                       how far apart a burst split across generators may
+//                       leave (run --hosts)
 
 import (
 	"fmt"
@@ -88,6 +91,11 @@ func (r Rounds) String() string {
 type Noise struct {
 	MaxOutsidePct float64 `yaml:"max_outside_pct,omitempty"`
 	MaxStealPct   float64 `yaml:"max_steal_pct,omitempty"`
+	// MaxReleaseSpread bounds how far apart the shares of a burst split
+	// across generators (run --hosts) may leave, first to last, on the
+	// agreed clock; a trial over it is invalid (the target saw several
+	// smaller bursts). Default DefaultMaxReleaseSpread.
+	MaxReleaseSpread time.Duration `yaml:"max_release_spread,omitempty"`
 }
 
 // Defaults of the replication fields, filled by Normalize.
@@ -96,6 +104,10 @@ const (
 	DefaultRetries        = 3
 	DefaultNoisePct       = 10.0                   // % of one core: the issue's "10% of one core averaged over the window"
 	DefaultIterationPause = 250 * time.Millisecond // drains the last window's stragglers; short, it is dead time
+	// A few ms: well above timer wake-up jitter and the clock offsets'
+	// uncertainty on one network (half a ping's RTT, well under 1 ms),
+	// far below any wait a burst experiment is about (tens to hundreds of ms).
+	DefaultMaxReleaseSpread = 5 * time.Millisecond
 )
 
 // normalizeReplication moves the older trials: into forks: and fills the
@@ -133,6 +145,9 @@ func (m *Manifest) normalizeReplication() {
 	if m.CoolDown.Iteration == 0 {
 		m.CoolDown.Iteration = DefaultIterationPause
 	}
+	if m.Noise.MaxReleaseSpread == 0 {
+		m.Noise.MaxReleaseSpread = DefaultMaxReleaseSpread
+	}
 }
 
 // ForksKey is the key the author used for the fork count: "forks", or
@@ -169,6 +184,9 @@ func (m *Manifest) validateReplication(bad func(string, string, ...any)) {
 	}
 	if m.Noise.MaxOutsidePct < 0 || m.Noise.MaxStealPct < 0 {
 		bad("noise", "thresholds are %% of one core and must be positive (default %g); set one above 100 x cores to switch that gate off", DefaultNoisePct)
+	}
+	if m.Noise.MaxReleaseSpread < 0 {
+		bad("noise.max_release_spread", "must not be negative (got %v): the most a split burst's shares may leave apart, like 5ms (the default)", m.Noise.MaxReleaseSpread)
 	}
 	if m.CoolDown.Iteration < 0 {
 		bad("cooldown.iteration", "must not be negative (the pause between two iterations of one fork, like 500ms)")

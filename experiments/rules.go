@@ -68,7 +68,7 @@ var Rules = map[string]Rule{
 		if !ok {
 			return msg("needs seed.value (and scaled, where the profile divides the load)")
 		}
-		return bounds(c.Check, 0.8*fig, 0)
+		return wantBounds(c.Check, 0.8*fig, 0)
 	}},
 	"no-failure-mode": {"\"A has no failure mode\": A at most 1.2 times a reference that has the same stress without the failure", func(c Claim) *string {
 		return compareBounds(c.Check, 0, FailureMode)
@@ -78,13 +78,13 @@ var Rules = map[string]Rule{
 		if !ok || len(c.Check.Compare) > 0 {
 			return msg("an absolute check with seed.value, the wait")
 		}
-		return bounds(c.Check, 0, FailureMode*fig)
+		return wantBounds(c.Check, 0, FailureMode*fig)
 	}},
 	"zero": {"\"zero errors\": absolute at_most 0", func(c Claim) *string {
 		if len(c.Check.Compare) > 0 || over(c.Check) != "" {
 			return msg("an absolute check")
 		}
-		return bounds(c.Check, 0, 0)
+		return wantBounds(c.Check, 0, 0)
 	}},
 	"stated-bound": {"a bound the write-up states in words (\">99% refused\", \"under a second\"): absolute at that bound, never stricter than the seed's figure", func(c Claim) *string {
 		fig, ok := figure(c)
@@ -209,12 +209,12 @@ func compareBounds(c stats.Check, lo, hi float64) *string {
 	if len(c.Compare) != 2 {
 		return msg("a compare check")
 	}
-	return bounds(c, lo, hi)
+	return wantBounds(c, lo, hi)
 }
 
-// bounds wants exactly at_least lo and at_most hi, 0 meaning absent
+// wantBounds wants exactly at_least lo and at_most hi, 0 meaning absent
 // (except that zero's at_most is 0: hi < 0 is never asked for).
-func bounds(c stats.Check, lo, hi float64) *string {
+func wantBounds(c stats.Check, lo, hi float64) *string {
 	gotLo, hasLo := stats.Bound(c.AtLeast)
 	gotHi, hasHi := stats.Bound(c.AtMost)
 	wantLo, wantHi := lo != 0, hi != 0 || (lo == 0 && hi == 0)

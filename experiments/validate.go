@@ -29,6 +29,7 @@ var Metrics = metric.Claimable()
 func (m *Manifest) Normalize() {
 	m.normalizeReplication()
 	m.normalizeAOT()
+	m.Load.Warmup.normalize()
 	if m.Order == "" {
 		m.Order = "interleaved"
 	}
@@ -224,6 +225,7 @@ func (m *Manifest) validate(pos positions, cs claimScope) Problems {
 	m.validateSweep(bad)
 	m.validateCells(bad)
 	m.validateClaims(bad, cs)
+	m.validateFloors(bad)
 	if len(ps) == 0 {
 		ps = append(m.hostProblems(pos), m.hostPinning(pos)...)
 	}

@@ -35,7 +35,7 @@ func (m *Manifest) validateLoad(report badFunc) {
 	n := 0
 	bad := func(field, format string, a ...any) { n++; report(field, format, a...) }
 	l := m.Load
-	capDuration(bad, "load.warmup", l.Warmup, MaxWarmup)
+	m.validateWarmup(bad)
 	// Normalize moves an inline group into Groups and clears the inline
 	// fields, so inline fields left over sit next to a groups: list.
 	if !reflect.ValueOf(l.Group).IsZero() {

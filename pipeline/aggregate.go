@@ -49,14 +49,14 @@ func (Aggregate) Run(ctx context.Context, s *State) error {
 	if err != nil {
 		return err
 	}
-	st, err := applySteady(s.Dir, s.M.Primary(), order, cells, series, warm)
+	st, err := applySteady(s.Dir, s.M, order, cells, series, warm)
 	if err != nil {
 		return err
 	}
 	s.logSteady(st)
 	unsettled := map[record.CellKey]int{}
 	for _, c := range st.Cells {
-		unsettled[record.CellKey{Variant: c.Variant, Point: c.Point, Group: c.Group}] = c.Unsettled
+		unsettled[record.CellKey{Variant: c.Variant, Point: c.Point, Group: c.Group}] = len(c.ExcludedForks)
 	}
 	var rows []record.Summary
 	for _, k := range order {
@@ -222,6 +222,9 @@ func (Claims) Run(ctx context.Context, s *State) error {
 	fp, _ := os.ReadFile(filepath.Join(s.Dir, record.FingerprintFile)) // absent: the core count is unknown
 	h := HostFacts(s.M, fp, s.Meta)
 	if h.Columns, err = TrialColumns(s.Dir); err != nil {
+		return err
+	}
+	if h.Series, err = record.ReadCSV[record.Sample](s.Dir, record.SeriesFile); err != nil {
 		return err
 	}
 	out := EvaluateClaims(s.M, trials, stats.Options{Seed: s.M.Seed, Version: Version()}, h)

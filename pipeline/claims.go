@@ -24,8 +24,10 @@ import (
 // that did not run here, is not applicable here (preconditions.go).
 func EvaluateClaims(m *experiments.Manifest, trials []record.Trial, o stats.Options, h ClaimHost) []record.Verdict {
 	// Claims see the iterations summary.csv sees: a fork's iterations before
-	// its steady state are left out (pipeline/steady).
-	cells := steadyOnly(groupTrials(trials), m.Primary())
+	// its steady state are left out, and forks with none are excluded
+	// (steadystate.go); a cell left with too few steady forks makes the
+	// claims on it inconclusive, "not in steady state".
+	cells, steadyInfo := steadyOnly(m, groupTrials(trials), h.Series)
 	var out []record.Verdict
 	for _, c := range m.Claims {
 		sc := claimCells(m, c, cells)
@@ -41,6 +43,7 @@ func EvaluateClaims(m *experiments.Manifest, trials []record.Trial, o stats.Opti
 			v = notRecorded(c, col, co)
 		} else {
 			v = stats.EvaluateWith(c.ID, c.Says, c.Check, sc, co)
+			notSteady(&v, c.Check, steadyInfo, claimGroup(m, c))
 			capByForks(&v, c.Check, sc)
 		}
 		applyPreconditions(&v, checkPreconditions(m, c, cells, trials, h))
@@ -55,6 +58,14 @@ func EvaluateClaims(m *experiments.Manifest, trials []record.Trial, o stats.Opti
 		out = append(out, rv)
 	}
 	return out
+}
+
+// claimGroup is the request group a claim reads.
+func claimGroup(m *experiments.Manifest, c experiments.Claim) string {
+	if c.Check.Group != "" {
+		return c.Check.Group
+	}
+	return m.Load.Measure
 }
 
 // replicates is the most forks any of a claim's cells has: the look a
@@ -116,7 +127,7 @@ func (h ClaimHost) unrecorded(name string) (column string, missing bool) {
 // error when the file is absent or empty.
 func TrialColumns(dir string) ([]string, error) {
 	path := filepath.Join(dir, record.TrialsFile)
-	f, err := os.Open(path)
+	f, err := record.OpenRegular(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -91,6 +91,17 @@ func EstimateRun(m *experiments.Manifest, dataDir string) (Estimate, error) {
 			e.From = dir + " (another profile: its start and stop costs; warm-up and windows from the manifest)"
 		}
 	}
+	// The pause between iterations is a setting of this manifest, not a
+	// cost the earlier run measured.
+	e.Costs.PauseS = manifestCosts.PauseS
+	// A window the manifest has since lengthened takes at least its new
+	// duration.
+	e.Costs.WindowS = max(e.Costs.WindowS, manifestCosts.WindowS)
+	if m.Load.Warmup.Steady() {
+		// An earlier run's warm-up may have been a fixed one: an until-steady
+		// warm-up runs at least the rule's rounds and min.
+		e.Costs.WarmupS = max(e.Costs.WarmupS, manifestCosts.WarmupS)
+	}
 	cells := float64(len(e.Cells))
 	e.WallS = e.Costs.FixedS + cells*float64(m.Forks.Min)*e.Costs.Fork(e.Iterations)
 	e.MaxWallS = e.Costs.FixedS + cells*float64(m.Forks.Max)*e.Costs.Fork(e.Iterations)
@@ -101,7 +112,7 @@ func EstimateRun(m *experiments.Manifest, dataDir string) (Estimate, error) {
 // fromManifest are the costs the manifest's durations imply.
 func fromManifest(m *experiments.Manifest) (Costs, error) {
 	c := Costs{StartS: DefaultCommandStartS, StopS: DefaultStopS, PauseS: m.CoolDown.Iteration.Seconds(),
-		ForkPauseS: m.CoolDown.Pause.Seconds(), WarmupS: m.Load.Warmup.Seconds()}
+		ForkPauseS: m.CoolDown.Pause.Seconds(), WarmupS: warmupS(m)}
 	if slices.ContainsFunc(m.Variants, func(v experiments.Variant) bool { return v.Target != "" }) {
 		c.StartS = DefaultSpringStartS
 	}
@@ -115,6 +126,33 @@ func fromManifest(m *experiments.Manifest) (Costs, error) {
 		c.WarmupS = max(c.WarmupS, min(c.WindowS, DefaultBurstS)) // a burst warm-up runs at least once
 	}
 	return c, nil
+}
+
+// warmupS is the warm-up a fork is planned with: a fixed warm-up's
+// duration; for until: steady, its min, or the 2·4 rounds the stopping
+// rule reads if they take longer (the least it can run: a run that
+// measured its warm-ups plans with what they took instead). Variants with
+// measure: cold have none; the average over variants is returned.
+func warmupS(m *experiments.Manifest) float64 {
+	w := m.Load.Warmup
+	if w.Max <= 0 || len(m.Variants) == 0 {
+		return 0
+	}
+	per := w.Min.Seconds()
+	if w.Steady() {
+		round := DefaultBurstS
+		if g := m.Measured(); g != nil && g.Model != "burst" {
+			round = min(experiments.DefaultWarmupRound, w.Max).Seconds()
+		}
+		per = max(per, 8*round)
+	}
+	warm := 0
+	for _, v := range m.Variants {
+		if v.Measure != experiments.MeasureCold {
+			warm++
+		}
+	}
+	return per * float64(warm) / float64(len(m.Variants))
 }
 
 // windowOf is how long one iteration's load runs: its longest group.

@@ -176,3 +176,38 @@ func closeCosts(a, b Costs) bool {
 	return near(a.StartS, b.StartS) && near(a.WarmupS, b.WarmupS) && near(a.StopS, b.StopS) && near(a.ForkPauseS, b.ForkPauseS) &&
 		near(a.WindowS, b.WindowS) && near(a.PauseS, b.PauseS) && near(a.FixedS, b.FixedS)
 }
+
+// TestEstimateUntilSteady: an until-steady warm-up is planned at the
+// larger of min and the rule's 8 rounds (1 s each for a timed load), and
+// a variant with measure: cold has none: the per-fork warm-up is the
+// average over the variants. No earlier run: the manifest's numbers.
+func TestEstimateUntilSteady(t *testing.T) {
+	tests := []struct {
+		why    string
+		warmup string
+		cold   bool
+		want   float64
+	}{
+		{"min below the 8 rounds: 8 rounds of 1 s", "{min: 5s, until: steady}", false, 8},
+		{"min above them: min", "{min: 12s, until: steady}", false, 12},
+		{"one of two variants cold: half of 8 s", "{until: steady}", true, 4},
+		{"fixed warm-up: its duration", "2s", false, 2},
+	}
+	for _, tt := range tests {
+		src := strings.Replace(estimateManifest, "warmup: 2s", "warmup: "+tt.warmup, 1)
+		if tt.cold {
+			src = strings.Replace(src, `b: {command: [srv, --port, "{port}"], ready: /health}`, `b: {command: [srv, --port, "{port}"], ready: /health, measure: cold}`, 1)
+		}
+		m, err := experiments.Parse("est.yaml", []byte(src), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := EstimateRun(m, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Costs.WarmupS != tt.want {
+			t.Errorf("%s: warm-up %.1f s per fork, want %.1f", tt.why, e.Costs.WarmupS, tt.want)
+		}
+	}
+}

@@ -59,6 +59,7 @@ type hostRun struct {
 	dsSpec     hosts.Host
 	load       []*remote.Host
 	javaHome   string // the target host's JDK
+	dbPidFile  string // the postmaster's pid file on the database host, for its sampler
 	rec        *record.Hosts
 
 	mu          sync.Mutex
@@ -73,8 +74,8 @@ type hostRun struct {
 // with its fix, all at once.
 func connectHosts(ctx context.Context, m *experiments.Manifest, opt Options) (*hostRun, error) {
 	inv := opt.Hosts
-	if m.Services.Database == "postgres" {
-		return nil, fmt.Errorf("%s starts PostgreSQL, which a multi-host run cannot place on a host yet; fix: run it on one machine (without --hosts), or use a manifest without services.database: postgres", m.Name)
+	if m.Services.Database == "postgres" && inv.Database == nil {
+		return nil, fmt.Errorf("%s starts PostgreSQL, which a multi-host run places on a database host of its own; fix: add database: {ssh: HOST, address: ADDRESS} to %s", m.Name, inv.File)
 	}
 	sess, err := remote.NewSession(remote.Options{SSHConfig: inv.SSHConfig})
 	if err != nil {
@@ -160,6 +161,11 @@ func connectHosts(ctx context.Context, m *experiments.Manifest, opt Options) (*h
 		}
 		rec.RTT = append(rec.RTT, rttSummary(inv.Load[i].Name(), inv.Target.Name(), ds))
 	}
+	names, addrs := make([]string, len(all)), make([]string, len(all))
+	for i, h := range all {
+		names[i], addrs[i] = h.Role+" "+h.SSH, hr.address(h, conns[i])
+	}
+	rec.Network = hr.probeNetwork(ctx, conns, names, addrs)
 	hr.rec = rec
 	ok = true
 	return hr, nil
@@ -497,14 +503,4 @@ func (hr *hostRun) pinningText() string {
 		parts = append(parts, h.Name()+": "+cpus)
 	}
 	return "per host (" + hr.inv.File + "): " + strings.Join(parts, "; ")
-}
-
-// noise is the host noise of a trial window on a multi-host run: not
-// measured. This machine only directs, so its own CPU says nothing about
-// the target host (and where the hosts share it, as network namespaces do,
-// their work would count as noise); the gate and the window check wait for
-// a sampler on the target host. Said once, in the warnings.
-func (hr *hostRun) noise(s *State) (outside, steal float64) {
-	hr.warnOnce(s, "noise", "multi-host run: host noise (noise.max_outside_pct, noise.max_steal_pct, cooldown.max_busy_pct) is not measured on the target host; this machine's own CPU does not stand in for it")
-	return 0, 0
 }

@@ -50,6 +50,9 @@ func TestHostsRefusedBeforeAnything(t *testing.T) {
 	}
 }
 
+// TestHostsRefusePostgres: PostgreSQL needs a database host of its own in
+// the inventory; without one the run is refused before anything starts,
+// saying what to add.
 func TestHostsRefusePostgres(t *testing.T) {
 	m, err := experiments.Parse("pg.yaml", []byte(`name: pg
 title: t
@@ -69,7 +72,7 @@ trials: 1
 	o := opts(t, &inproc{})
 	o.Hosts = inv
 	_, err = Run(context.Background(), m, o)
-	if err == nil || !strings.Contains(err.Error(), "starts PostgreSQL") || !strings.Contains(err.Error(), "fix: run it on one machine") {
+	if err == nil || !strings.Contains(err.Error(), "starts PostgreSQL") || !strings.Contains(err.Error(), "fix: add database: {ssh: HOST, address: ADDRESS} to hosts.yaml") {
 		t.Fatalf("err = %v, want PostgreSQL refused with a fix", err)
 	}
 	if entries, _ := os.ReadDir(filepath.Join(o.DataDir)); len(entries) > 0 {

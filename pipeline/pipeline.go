@@ -341,20 +341,21 @@ func (s *State) settle(ctx context.Context, runErr error) {
 	}
 }
 
-func newState(m *experiments.Manifest, opt Options) (*State, error) {
+func newState(m *experiments.Manifest, opt Options) (_ *State, err error) {
 	s := &State{M: m, Opt: opt, Done: map[string]bool{}, ServiceProps: map[string]string{}, ServiceSubst: map[string]string{}, rep: newReplication()}
+	defer func() {
+		if err != nil {
+			s.cleanup() // the run directory's lock
+		}
+	}()
 	if opt.Resume != "" {
 		return s, s.resume()
 	}
-	id := opt.RunID
-	if id == "" {
-		id = time.Now().UTC().Format("20060102T150405Z")
+	id, err := s.createDir(m, opt)
+	if err != nil {
+		return nil, err
 	}
-	s.Dir = filepath.Join(opt.DataDir, m.Name, id)
-	if _, err := os.Stat(s.Dir); err == nil {
-		return nil, fmt.Errorf("run directory %s exists already (pick another run id, or resume it with --resume %s)", s.Dir, s.Dir)
-	}
-	if err := os.MkdirAll(filepath.Join(s.Dir, record.LogsDir), 0o755); err != nil {
+	if err := os.Mkdir(filepath.Join(s.Dir, record.LogsDir), 0o755); err != nil {
 		return nil, fmt.Errorf("create run directory: %w", err)
 	}
 	seed := m.Seed
@@ -396,10 +397,66 @@ func newState(m *experiments.Manifest, opt Options) (*State, error) {
 	return s, s.saveMeta()
 }
 
+// createDir makes the new run's directory exclusively and takes its lock
+// (record.Lock), held until the run ends (a cleanup, run last). Two runs
+// given one --run-id: the second finds the directory there and stops. Two
+// runs started in the same second with the default id: the second takes
+// the next free suffix (-2, -3, ...).
+func (s *State) createDir(m *experiments.Manifest, opt Options) (string, error) {
+	id := opt.RunID
+	if id != "" {
+		if err := record.CheckRunID(id); err != nil {
+			return "", fmt.Errorf("--run-id: %w", err)
+		}
+	}
+	parent := filepath.Join(opt.DataDir, m.Name)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", fmt.Errorf("create run directory: %w", err)
+	}
+	base := time.Now().UTC().Format("20060102T150405Z")
+	for n := 1; ; n++ {
+		try := id
+		if try == "" {
+			try = base
+			if n > 1 {
+				try = fmt.Sprintf("%s-%d", base, n)
+			}
+		}
+		s.Dir = filepath.Join(parent, try)
+		err := os.Mkdir(s.Dir, 0o755)
+		if err == nil {
+			id = try
+			break
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return "", fmt.Errorf("create run directory: %w", err)
+		}
+		if id != "" || n >= 100 {
+			return "", fmt.Errorf("run directory %s exists already (pick another run id, or resume it with --resume %s)", s.Dir, s.Dir)
+		}
+	}
+	release, err := record.Lock(s.Dir)
+	if err != nil {
+		return "", err
+	}
+	s.OnCleanup(release)
+	return id, nil
+}
+
 // resume continues a run directory: same manifest, same seed, same order;
 // jobs already in trials.csv are skipped.
 func (s *State) resume() error {
 	s.Dir = s.Opt.Resume
+	if err := record.CheckDir(s.Dir); err != nil {
+		return fmt.Errorf("resume %s: %w", s.Dir, err)
+	}
+	// One writer per run directory: a second resume (or the run itself,
+	// still going) holds the lock, and this one stops before touching it.
+	release, err := record.Lock(s.Dir)
+	if err != nil {
+		return fmt.Errorf("resume: %w", err)
+	}
+	s.OnCleanup(release)
 	if err := record.ReadJSON(s.Dir, record.RunFile, &s.Meta); err != nil {
 		return fmt.Errorf("resume %s: %w (pass a data/<experiment>/<run-id> directory)", s.Dir, err)
 	}

@@ -34,6 +34,10 @@ type ClaimHost struct {
 	// claim or a precondition on a metric whose column is not in it is not
 	// decided. nil when unknown: every column counts as recorded.
 	Columns []string
+	// Series is the run's series.csv: the steady-state selection classifies
+	// the forks of a timed load on their per-second series
+	// (steadystate.go). nil: forks are classified on their iterations only.
+	Series []record.Sample
 }
 
 // HostFacts reads a ClaimHost from a run's fingerprint.json (nil when

@@ -204,6 +204,9 @@ func (Services) Run(ctx context.Context, s *State) error {
 	if m.Services.Orders > 0 {
 		s.ServiceProps["threadlab.orders"] = strconv.Itoa(m.Services.Orders)
 	}
+	if m.Services.Database == "postgres" && s.hosts != nil { // on its own host (hostdb.go)
+		return s.hosts.startPostgres(ctx, s)
+	}
 	if m.Services.Database == "postgres" {
 		// Appended, not truncated: a resumed run keeps the first start's log.
 		logf, err := os.OpenFile(filepath.Join(s.Dir, record.LogsDir, "postgres.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)

@@ -7,106 +7,61 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
 	"github.com/threadlab/threadlab/pipeline/steady"
 )
 
-// Steady state in aggregation (issue 10). Each fork's iteration sequence
-// of the primary metric is classified (steady.Classify: PELT changepoints,
-// as Barrett et al.'s warmup_stats); the iterations before its steady
-// state are left out of the fork's median, and the cell's forks are
-// summarised as consistent or not. Each measured window's per-second
-// throughput is classified too, as evidence of what happened inside a
-// window. Everything lands in steady.json.
+// Steady state in aggregation and in the claims (issues 10 and 20). Each
+// fork is classified on its own measured points (steady.Classify, Barrett
+// et al.'s classes): its iterations when it has MinSteadyPoints or more
+// (bursts), else the per-second series of its windows (timed loads). The
+// fork's replicate value then uses only its steady iterations; a fork with
+// no steady state is excluded from the cell and named; a variant with
+// measure: cold keeps everything. summary.csv, comparisons.csv and the
+// claims all read the cells through the same selection, and a claim that
+// reads a cell left with fewer than MinForks steady forks is inconclusive
+// "not in steady state" (notSteady). Everything lands in steady.json,
+// with each fork's warm-up from warmup.csv.
 
 // FlagUnsettled is the summary.csv flag of a cell's primary metric when
-// some fork never reached a steady state: its median mixes levels.
+// some fork never reached a steady state and was left out.
 const FlagUnsettled = "unsettled-fork"
 
-const (
-	// minIterations is the shortest iteration sequence worth classifying:
-	// with fewer, one odd iteration is indistinguishable from a changepoint.
-	minIterations = 3
-	// minSeconds is the shortest per-second series of a window that is
-	// classified.
-	minSeconds = 5
-	// firstMinForks and firstAlpha gate the across-forks first-iteration
-	// test: at least this many forks with a decided comparison, and a
-	// one-sided sign test at this level (a strict one: dropping an
-	// iteration from every fork of the run is not done on a hunch).
-	firstMinForks = 6
-	firstAlpha    = 0.01
-)
+// SteadyRule names the rules of this file for steady.json and the report.
+const SteadyRule = "per-fork selection on >= 10 points (iterations, or seconds of a timed window); PELT change in mean, penalty 6 log n; warm-up until steady: last 4 rounds fluctuate and no longer improve on the 4 before"
 
-// firstIteration tests, across every fork of every cell, whether the first
-// measured iteration is worse than the median of its fork's later
-// iterations more often than chance allows (the one-sided sign test). A
-// fixed warm-up that is too short shows up here before any one fork's
-// sequence is long enough for a changepoint.
-func firstIteration(cells map[record.CellKey][]record.Trial, metric string) *record.FirstIteration {
-	higher := stats.HigherIsBetter(metric)
-	fi := &record.FirstIteration{}
-	for _, ts := range cells {
-		var order []int
-		byFork := map[int][]float64{}
-		for _, t := range ts {
-			if t.Fork == 0 {
-				continue
-			}
-			x, ok := Metric(t, metric)
-			if !ok || math.IsNaN(x) || spoiled(t, metric) {
-				continue
-			}
-			if _, seen := byFork[t.Fork]; !seen {
-				order = append(order, t.Fork)
-			}
-			byFork[t.Fork] = append(byFork[t.Fork], x)
-		}
-		for _, f := range order {
-			xs := byFork[f]
-			if len(xs) < 2 {
-				continue
-			}
-			rest := stats.Median(xs[1:])
-			switch {
-			case (!higher && xs[0] > rest) || (higher && xs[0] < rest):
-				fi.Worse++
-			case xs[0] != rest:
-				fi.Better++
-			}
-		}
-	}
-	n := fi.Worse + fi.Better
-	if n == 0 {
-		return nil
-	}
-	fi.P = stats.SignUpper(n, fi.Worse)
-	fi.Excluded = n >= firstMinForks && fi.P <= firstAlpha
-	return fi
+// edgeSeconds is how far into a window a per-second steady start may lie
+// and the window still count as steady: its first seconds are left out of
+// the series already (partial), and a level reached within the next two
+// is the window's ramp, not a warm-up the verdicts must avoid.
+const edgeSeconds = 2
+
+// selection is how a run's cells are reduced to their steady iterations.
+type selection struct {
+	metric string
+	cold   map[string]bool   // variants with measure: cold
+	models map[string]string // group -> load model
+	series map[trialKey][]record.Sample
 }
 
-// steadyCell classifies the forks of one cell on metric and returns the
-// trials left once each fork's pre-steady iterations are dropped, with the
-// record of what was classified and dropped. A fork with no steady state
-// keeps all its iterations (dropping them would drop the fork) and is
-// counted as unsettled, which the report flags.
-func steadyCell(k record.CellKey, ts []record.Trial, metric string) ([]record.Trial, record.SteadyCell) {
-	return steadyCellWith(k, ts, metric, false)
+func newSelection(m *experiments.Manifest, series []record.Sample) selection {
+	sel := selection{metric: m.Primary(), cold: map[string]bool{}, models: map[string]string{}, series: seriesByTrial(series)}
+	for _, v := range m.Variants {
+		sel.cold[v.Name] = v.Measure == experiments.MeasureCold
+	}
+	for _, g := range m.Load.Groups {
+		sel.models[g.Name] = g.Model
+	}
+	return sel
 }
 
-// steadyCellWith is steadyCell that, with dropFirst (the run's
-// first-iteration test was significant), also leaves out the first
-// iteration of every fork with two or more that the changepoints left
-// whole.
-func steadyCellWith(k record.CellKey, ts []record.Trial, metric string, dropFirst bool) ([]record.Trial, record.SteadyCell) {
-	higher := stats.HigherIsBetter(metric)
-	out := record.SteadyCell{Variant: k.Variant, Point: k.Point, Group: k.Group, Counts: map[string]int{}}
-	// Positions in ts of each fork's trials, in execution order (trials.csv
-	// order). Positions, not seq: every iteration of a fork shares the
-	// fork's seq (one job per fork), so a seq names a whole fork.
-	var order []int
-	byFork := map[int][]int{}
+// forkTrials lists the positions in ts of each fork's trials, forks in
+// execution order (trials.csv order). Positions, not seq: every iteration
+// of a fork shares the fork's seq.
+func forkTrials(ts []record.Trial) (order []int, byFork map[int][]int) {
+	byFork = map[int][]int{}
 	for i, t := range ts {
 		if t.Fork == 0 {
 			continue // legacy row, one fork per trial: nothing to classify
@@ -116,36 +71,47 @@ func steadyCellWith(k record.CellKey, ts []record.Trial, metric string, dropFirs
 		}
 		byFork[t.Fork] = append(byFork[t.Fork], i)
 	}
+	return order, byFork
+}
+
+// cell classifies the forks of one cell and returns the trials left once
+// each fork's pre-steady iterations, and each fork without a steady state,
+// are dropped, with the record of it.
+func (sel selection) cell(k record.CellKey, ts []record.Trial) ([]record.Trial, record.SteadyCell) {
+	out := record.SteadyCell{Variant: k.Variant, Point: k.Point, Group: k.Group, Counts: map[string]int{}, Cold: sel.cold[k.Variant]}
+	order, byFork := forkTrials(ts)
 	drop := map[int]bool{} // positions in ts of dropped trials
 	var classes []steady.Class
+	legacy := len(ts)
 	for _, f := range order {
-		var xs []float64
+		legacy -= len(byFork[f])
 		var pos []int
 		for _, i := range byFork[f] {
-			if x, ok := Metric(ts[i], metric); ok && !math.IsNaN(x) && !spoiled(ts[i], metric) {
-				xs, pos = append(xs, x), append(pos, i)
+			if x, ok := Metric(ts[i], sel.metric); ok && !math.IsNaN(x) && !spoiled(ts[i], sel.metric) {
+				pos = append(pos, i)
 			}
 		}
-		sf := record.SteadyFork{Fork: f, Iterations: len(xs), SteadyFrom: 0}
-		if len(xs) >= minIterations {
-			res := steady.Classify(xs, steady.Options{HigherIsBetter: higher})
-			sf.Class, sf.SteadyFrom = string(res.Class), res.SteadyFrom
-			classes = append(classes, res.Class)
+		sf := sel.fork(k, ts, f, pos)
+		if sf.Class != "" {
+			classes = append(classes, steady.Class(sf.Class))
 			out.Counts[sf.Class]++
-			if res.SteadyFrom > 0 {
-				sf.Excluded = res.SteadyFrom
-				for _, i := range pos[:res.SteadyFrom] {
-					drop[i] = true
-				}
-			}
 		}
-		if dropFirst && len(xs) >= 2 && sf.SteadyFrom == 0 {
-			sf.SteadyFrom, sf.Excluded = 1, 1
-			drop[pos[0]] = true
+		switch {
+		case sf.Dropped:
+			for _, i := range byFork[f] {
+				drop[i] = true
+			}
+			out.ExcludedForks = append(out.ExcludedForks, f)
+		default:
+			for _, i := range pos[:sf.Excluded] {
+				drop[i] = true
+			}
+			out.SteadyForks++
 		}
 		out.Excluded += sf.Excluded
 		out.Forks = append(out.Forks, sf)
 	}
+	out.SteadyForks += legacy // rows without a fork id are each a fork of their own, unclassified
 	c := steady.Forks(classes)
 	out.Consistency, out.Unsettled = c.Label, c.Unsettled
 	if len(drop) == 0 {
@@ -160,24 +126,144 @@ func steadyCellWith(k record.CellKey, ts []record.Trial, metric string, dropFirs
 	return kept, out
 }
 
-// steadyWindows classifies the per-second throughput of each measured
-// window of a cell (series.csv rows of the cell's group), in trial order.
-func steadyWindows(ts []record.Trial, series map[trialKey][]record.Sample) []record.SteadyWindow {
-	var out []record.SteadyWindow
-	for _, t := range ts {
-		ss := series[trialKey{t.Variant, t.Point, t.Group, t.Trial}]
-		if len(ss) < minSeconds {
+// fork classifies one fork whose usable iterations are ts[pos...].
+func (sel selection) fork(k record.CellKey, ts []record.Trial, f int, pos []int) record.SteadyFork {
+	sf := record.SteadyFork{Fork: f, Iterations: len(pos), SteadyPoint: -1}
+	if sel.cold[k.Variant] {
+		sf.Basis, sf.SteadyPoint = "cold", 0
+		return sf
+	}
+	higher := stats.HigherIsBetter(sel.metric)
+	xs := make([]float64, len(pos))
+	for j, i := range pos {
+		xs[j], _ = Metric(ts[i], sel.metric)
+	}
+	iterOf := make([]int, len(xs)) // point -> index into pos
+	for j := range iterOf {
+		iterOf[j] = j
+	}
+	sf.Basis = "iterations"
+	if len(xs) < experiments.MinSteadyPoints && sel.timed(k.Group) {
+		if sx, it, h := sel.seconds(k, ts, pos); len(sx) >= experiments.MinSteadyPoints {
+			xs, iterOf, higher, sf.Basis = sx, it, h, "seconds"
+		}
+	}
+	sf.Points = len(xs)
+	if len(xs) < experiments.MinSteadyPoints {
+		sf.Basis, sf.SteadyPoint = "too few points", 0
+		return sf
+	}
+	res := steady.Classify(xs, steady.Options{HigherIsBetter: higher})
+	sf.Class, sf.SteadyPoint, sf.Values = string(res.Class), res.SteadyFrom, xs
+	if res.SteadyFrom < 0 {
+		sf.Dropped, sf.SteadyFrom, sf.Excluded = true, -1, len(pos)
+		return sf
+	}
+	first := iterOf[res.SteadyFrom]
+	if sf.Basis == "seconds" {
+		start := slices.Index(iterOf, first) // the window's first point
+		if res.SteadyFrom-start > edgeSeconds {
+			first++ // steady only from inside this window: it is not steady as a whole
+		}
+		if first >= len(pos) {
+			sf.Dropped, sf.SteadyFrom, sf.Excluded = true, -1, len(pos)
+			return sf
+		}
+	}
+	sf.SteadyFrom, sf.Excluded = first, first
+	return sf
+}
+
+// timed: the group's load runs for a time (closed, open), so its windows
+// have per-second series worth classifying. A ramp changes its load by
+// design and a burst lasts about a second: neither is.
+func (sel selection) timed(group string) bool {
+	switch sel.models[group] {
+	case "closed", "open":
+		return true
+	}
+	return false
+}
+
+// seconds is the per-second series of a fork's windows, in order, each
+// window's first and last second left out (partial by construction:
+// connections opening, the last answers draining), with the iteration
+// (index into pos) of each point and whether higher is better. The series
+// is the primary metric's per-second counterpart: p50/p99 for those
+// latencies, else throughput.
+func (sel selection) seconds(k record.CellKey, ts []record.Trial, pos []int) (xs []float64, iterOf []int, higher bool) {
+	higher = true
+	pick := func(s record.Sample) float64 { return float64(s.Requests) }
+	switch sel.metric {
+	case "p99_ms":
+		pick, higher = func(s record.Sample) float64 { return s.P99Ms }, false
+	case "p50_ms":
+		pick, higher = func(s record.Sample) float64 { return s.P50Ms }, false
+	}
+	for j, i := range pos {
+		t := ts[i]
+		ss := sel.series[trialKey{t.Variant, t.Point, t.Group, t.Trial}]
+		if len(ss) >= 3 {
+			ss = ss[1 : len(ss)-1]
+		}
+		for _, s := range ss {
+			xs = append(xs, pick(s))
+			iterOf = append(iterOf, j)
+		}
+	}
+	return xs, iterOf, higher
+}
+
+// apply reduces every cell to its steady trials, without writing anything:
+// what summary.csv, the claims and any other reader of the trials
+// evaluate, so they all see the same iterations.
+func (sel selection) apply(cells map[record.CellKey][]record.Trial) (map[record.CellKey][]record.Trial, map[record.CellKey]record.SteadyCell) {
+	out := make(map[record.CellKey][]record.Trial, len(cells))
+	info := make(map[record.CellKey]record.SteadyCell, len(cells))
+	for k, ts := range cells {
+		out[k], info[k] = sel.cell(k, ts)
+	}
+	return out, info
+}
+
+// steadyOnly is apply for a manifest and a run's series.csv rows.
+func steadyOnly(m *experiments.Manifest, cells map[record.CellKey][]record.Trial, series []record.Sample) (map[record.CellKey][]record.Trial, map[record.CellKey]record.SteadyCell) {
+	return newSelection(m, series).apply(cells)
+}
+
+// notSteady makes a verdict inconclusive, with the reason "not in steady
+// state", when a cell it reads lost forks that never reached a steady
+// state and has fewer than MinForks steady forks left: the data that
+// would decide it are warm-up. Open: a longer warmup max or more forks can
+// decide it.
+func notSteady(v *stats.Verdict, k stats.Check, info map[record.CellKey]record.SteadyCell, group string) {
+	var why []string
+	for key, c := range info {
+		cell := Cell{Variant: experiments.Variant{Name: key.Variant}, Point: record.ParsePoint(key.Point)}
+		if key.Group != group || len(c.ExcludedForks) == 0 || c.SteadyForks >= MinForks || !dependsOn(k, cell) {
 			continue
 		}
-		xs := make([]float64, len(ss))
-		for i, s := range ss {
-			xs[i] = float64(s.Requests)
-		}
-		res := steady.Classify(xs, steady.Options{HigherIsBetter: true})
-		out = append(out, record.SteadyWindow{Trial: t.Trial, Fork: t.Fork, Iteration: t.Iteration,
-			Seconds: len(xs), Class: string(res.Class), SteadyFrom: res.SteadyFrom})
+		why = append(why, fmt.Sprintf("%s: %d of %d fork(s) never reached a steady state (fork %s), %d steady left, fewer than %d",
+			cell.ID(), len(c.ExcludedForks), len(c.ExcludedForks)+c.SteadyForks, intList(c.ExcludedForks), c.SteadyForks, MinForks))
 	}
-	return out
+	if len(why) == 0 {
+		return
+	}
+	slices.Sort(why)
+	reason := "not in steady state: " + strings.Join(why, "; ") + " (raise load.warmup's max, or add forks)"
+	if v.Status != stats.Inconclusive {
+		v.Leans = v.Status
+	}
+	v.Status, v.Reason, v.Open = stats.Inconclusive, reason, true
+	v.Evidence = append(v.Evidence, reason)
+}
+
+func intList(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
 }
 
 // trialKey names one trial's rows of one group in series.csv.
@@ -209,65 +295,62 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// warmupRecommendation reads a cell's warm-up rounds (warmup.csv rows of
-// the cell, "warm-up round N") per fork and says after how much warm-up
-// the metric was steady.
-func warmupRecommendation(c *record.SteadyCell, rounds []record.Trial, metric string) {
-	var order []int
-	byFork := map[int][]steady.Round{}
+// warmupOf fills each fork's warm-up from the cell's warmup.csv rows
+// ("warm-up round N[; stop: steady|max]"): rounds, summed length, why it
+// stopped and the stopping rule's evidence on those rounds (for a fixed
+// warm-up too: what the rule would have said).
+func warmupOf(c *record.SteadyCell, rounds []record.Trial, metric string) {
+	type forkWarm struct {
+		xs   []float64
+		ms   float64
+		stop string
+	}
+	by := map[int]*forkWarm{}
 	for _, r := range rounds {
-		x, ok := Metric(r, metric)
-		if _, isRound := steady.ParseRound(r.Reason); !ok || !isRound || math.IsNaN(x) {
+		if _, ok := steady.ParseRound(r.Reason); !ok {
 			continue
 		}
-		if _, seen := byFork[r.Fork]; !seen {
-			order = append(order, r.Fork)
+		w := by[r.Fork]
+		if w == nil {
+			w = &forkWarm{stop: "fixed"}
+			by[r.Fork] = w
 		}
-		byFork[r.Fork] = append(byFork[r.Fork], steady.Round{WallMs: r.WallMs, Value: x})
-	}
-	var forks [][]steady.Round
-	for _, f := range order {
-		if len(byFork[f]) >= minIterations {
-			forks = append(forks, byFork[f])
+		w.ms += r.WallMs
+		if x, ok := Metric(r, metric); ok && !math.IsNaN(x) {
+			w.xs = append(w.xs, x)
+		}
+		switch {
+		case strings.Contains(r.Reason, "stop: steady"):
+			w.stop = "steady"
+		case strings.Contains(r.Reason, "stop: max"):
+			w.stop = "max"
 		}
 	}
-	if len(forks) == 0 {
-		if len(order) > 0 {
-			c.WarmupNote = fmt.Sprintf("fewer than %d warm-up rounds per fork: too few to tell when %s settled", minIterations, metric)
+	for i := range c.Forks {
+		f := &c.Forks[i]
+		w := by[f.Fork]
+		if w == nil {
+			continue
 		}
-		return
-	}
-	ms, ok, per := steady.RecommendCell(forks, steady.Options{HigherIsBetter: stats.HigherIsBetter(metric)})
-	c.WarmupMs, c.WarmupOK = ms, ok
-	if ok {
-		c.WarmupNote = fmt.Sprintf("%s steady after %.1f s of warm-up in every fork (%d forks)", metric, ms/1000, len(forks))
-		return
-	}
-	for _, r := range per {
-		if r.SteadyAfterMs < 0 {
-			c.WarmupNote = r.Note
-			break
-		}
+		f.WarmupRounds, f.WarmupMs, f.WarmupStop = len(w.xs), w.ms, w.stop
+		f.WarmupEvidence = steady.Settled(w.xs, steady.Settle{HigherIsBetter: stats.HigherIsBetter(metric)}).Why
 	}
 }
 
 // applySteady classifies every cell, replaces each cell's trials by the
 // steady ones and writes steady.json. series and warm-up rows may be nil.
-func applySteady(dir, metric string, order []record.CellKey, cells map[record.CellKey][]record.Trial,
+func applySteady(dir string, m *experiments.Manifest, order []record.CellKey, cells map[record.CellKey][]record.Trial,
 	series []record.Sample, warm []record.Trial) (record.Steady, error) {
-	st := record.Steady{Metric: metric}
-	byTrial := seriesByTrial(series)
+	st := record.Steady{Metric: m.Primary(), Rule: SteadyRule}
+	sel := newSelection(m, series)
 	warmByCell := map[record.CellKey][]record.Trial{}
 	slices.SortStableFunc(warm, func(a, b record.Trial) int { return a.Seq - b.Seq })
 	for _, w := range warm {
 		warmByCell[w.Key()] = append(warmByCell[w.Key()], w)
 	}
-	st.FirstIteration = firstIteration(cells, metric)
-	dropFirst := st.FirstIteration != nil && st.FirstIteration.Excluded
 	for _, k := range order {
-		kept, c := steadyCellWith(k, cells[k], metric, dropFirst)
-		c.Windows = steadyWindows(cells[k], byTrial)
-		warmupRecommendation(&c, warmByCell[k], metric)
+		kept, c := sel.cell(k, cells[k])
+		warmupOf(&c, warmByCell[k], st.Metric)
 		cells[k] = kept
 		st.Cells = append(st.Cells, c)
 	}
@@ -277,9 +360,6 @@ func applySteady(dir, metric string, order []record.CellKey, cells map[record.Ce
 // logSteady logs each cell of the measured group whose forks were not all
 // flat, as the run goes.
 func (s *State) logSteady(st record.Steady) {
-	if fi := st.FirstIteration; fi != nil && fi.Excluded {
-		s.Logf("steady state: %s", firstIterationLine(st.Metric, fi))
-	}
 	for _, c := range st.Cells {
 		if line := steadyLine(c); line != "" && c.Group == s.M.Load.Measure {
 			s.Logf("steady state: %s", line)
@@ -288,8 +368,7 @@ func (s *State) logSteady(st record.Steady) {
 }
 
 // steadyLines prints, in the terminal summary, one line per measured cell
-// whose forks or windows were not all flat. A run without steady.json
-// prints nothing.
+// whose forks were not all flat. A run without steady.json prints nothing.
 func steadyLines(w io.Writer, dir string, m record.Meta) error {
 	st, ok, err := record.ReadSteady(dir)
 	if err != nil || !ok {
@@ -305,7 +384,7 @@ func steadyLines(w io.Writer, dir string, m record.Meta) error {
 			continue
 		}
 		if !head {
-			fmt.Fprintf(w, "steady state of %s (iterations before a fork's steady state are left out):\n", st.Metric)
+			fmt.Fprintf(w, "steady state of %s (each fork's iterations before its steady state are left out; forks with none are excluded):\n", st.Metric)
 			head = true
 		}
 		fmt.Fprintf(w, "  %s\n", line)
@@ -315,38 +394,33 @@ func steadyLines(w io.Writer, dir string, m record.Meta) error {
 
 // steadyLine describes a cell that is not all flat; "" when it is.
 func steadyLine(c record.SteadyCell) string {
-	classified := 0
+	classified, few := 0, 0
 	for _, n := range c.Counts {
 		classified += n
 	}
-	unsteadyWin := 0
-	for _, w := range c.Windows {
-		if w.Class != string(steady.Flat) {
-			unsteadyWin++
+	for _, f := range c.Forks {
+		if f.Basis == "too few points" {
+			few++
 		}
 	}
-	if c.Counts[string(steady.Flat)] == classified && unsteadyWin == 0 {
+	if c.Cold || (c.Counts[string(steady.Flat)] == classified && few == 0) {
 		return ""
 	}
 	cell := c.Variant
 	if c.Point != "" {
 		cell += " " + c.Point
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: ", cell)
+	var parts []string
 	if classified > 0 {
-		fmt.Fprintf(&b, "forks %s (%s), %d iteration(s) excluded", countsText(c.Counts), c.Consistency, c.Excluded)
-		if c.Unsettled > 0 {
-			fmt.Fprintf(&b, "; %d fork(s) never settled: lengthen load.warmup or add iterations", c.Unsettled)
-		}
+		parts = append(parts, fmt.Sprintf("forks %s (%s), %d iteration(s) excluded", countsText(c.Counts), c.Consistency, c.Excluded))
 	}
-	if unsteadyWin > 0 {
-		if classified > 0 {
-			b.WriteString("; ")
-		}
-		fmt.Fprintf(&b, "%d of %d window(s) not flat per second", unsteadyWin, len(c.Windows))
+	if n := len(c.ExcludedForks); n > 0 {
+		parts = append(parts, fmt.Sprintf("fork %s never reached a steady state and is excluded (%d steady fork(s) left): raise load.warmup's max", intList(c.ExcludedForks), c.SteadyForks))
 	}
-	return b.String()
+	if few > 0 {
+		parts = append(parts, fmt.Sprintf("%d fork(s) with fewer than %d points not classified (raise iterations or the window)", few, experiments.MinSteadyPoints))
+	}
+	return cell + ": " + strings.Join(parts, "; ")
 }
 
 // countsText renders class counts in a fixed order: "2 flat, 1 warmup".
@@ -360,24 +434,10 @@ func countsText(counts map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// steadyOnly returns the cells with each fork's pre-steady iterations of
-// metric dropped, without writing anything: what the claims and any other
-// reader of the trials should evaluate, so they see the same iterations as
-// summary.csv.
-func steadyOnly(cells map[record.CellKey][]record.Trial, metric string) map[record.CellKey][]record.Trial {
-	fi := firstIteration(cells, metric)
-	dropFirst := fi != nil && fi.Excluded
-	out := make(map[record.CellKey][]record.Trial, len(cells))
-	for k, ts := range cells {
-		out[k], _ = steadyCellWith(k, ts, metric, dropFirst)
-	}
-	return out
-}
-
-// firstIterationLine says, for the summary and the report, that the first
-// measured iteration was a warm-up and was left out.
+// firstIterationLine describes the run-wide first-iteration test that
+// runs made before issue 20 recorded in steady.json (no new run makes it).
 func firstIterationLine(metric string, fi *record.FirstIteration) string {
 	return fmt.Sprintf("warm-up too short: the first measured iteration's %s was worse than its fork's later ones in %d of %d forks "+
-		"(one-sided sign test p=%s), so the first iteration of every fork was left out; lengthen load.warmup",
+		"(one-sided sign test p=%s), so the first iteration of every fork was left out (a run made before per-fork steady state)",
 		metric, fi.Worse, fi.Worse+fi.Better, fmt.Sprintf("%.2g", fi.P))
 }

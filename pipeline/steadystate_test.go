@@ -4,15 +4,17 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/stats"
 )
 
-// forkTrials makes one fork's valid iterations of rps, in execution order.
-func forkTrials(fork int, seq *int, rps ...float64) []record.Trial {
+// forkRows makes one fork's valid iterations of rps, in execution order.
+func forkRows(fork int, seq *int, rps ...float64) []record.Trial {
 	var ts []record.Trial
 	for i, x := range rps {
 		*seq++
@@ -22,7 +24,7 @@ func forkTrials(fork int, seq *int, rps ...float64) []record.Trial {
 	return ts
 }
 
-// jitter is a flat level with a small deterministic wobble (±0.5%).
+// jitter is a flat level with a small deterministic wobble (±1%).
 func jitter(level float64, n int) []float64 {
 	out := make([]float64, n)
 	for i := range out {
@@ -31,76 +33,185 @@ func jitter(level float64, n int) []float64 {
 	return out
 }
 
+// burstSel is the selection of a manifest with one burst group "main"
+// (iterations are the points) and primary metric rps.
+func burstSel(cold ...string) selection {
+	m := &experiments.Manifest{Load: experiments.LoadSpec{Measure: "main", Groups: []experiments.Group{{Name: "main", Model: "closed"}}}}
+	m.Variants = experiments.Variants{{Name: "v"}}
+	for _, c := range cold {
+		m.Variants = append(m.Variants, experiments.Variant{Name: c, Measure: experiments.MeasureCold})
+	}
+	return newSelection(m, nil)
+}
+
+func cat(xs ...[]float64) []float64 {
+	var out []float64
+	for _, x := range xs {
+		out = append(out, x...)
+	}
+	return out
+}
+
 func TestSteadyCell(t *testing.T) {
 	k := record.CellKey{Variant: "v", Group: "main"}
 	seq := 0
-	flat := forkTrials(1, &seq, jitter(1000, 10)...)
-	warm := forkTrials(2, &seq, append([]float64{200, 210, 205, 198}, jitter(1000, 10)...)...)
-	short := forkTrials(3, &seq, 500, 1000) // too few iterations to classify
-	ts := append(append(append([]record.Trial{}, flat...), warm...), short...)
+	flat := forkRows(1, &seq, jitter(1000, 10)...)
+	warm := forkRows(2, &seq, cat([]float64{200, 210, 205, 198}, jitter(1000, 10))...)
+	short := forkRows(3, &seq, 500, 1000)                                         // too few points, and no per-second series
+	climbing := forkRows(4, &seq, cat(jitter(500, 10), []float64{1000, 1000})...) // still changing when it ended
+	ts := cat4(flat, warm, short, climbing)
 
-	kept, c := steadyCell(k, ts, "rps")
-	if got := c.Forks[0].Class; got != "flat" {
-		t.Errorf("fork 1: class %q, want flat (a steady level with 0.5%% noise)", got)
+	kept, c := burstSel().cell(k, ts)
+	if got := c.Forks[0]; got.Class != "flat" || got.Basis != "iterations" || got.Excluded != 0 {
+		t.Errorf("fork 1: %+v, want flat on its iterations (a steady level with 1%% noise)", got)
 	}
 	if got := c.Forks[1]; got.Class != "warmup" || got.SteadyFrom != 4 || got.Excluded != 4 {
 		t.Errorf("fork 2: %+v, want warmup from iteration 4 with 4 excluded (four slow iterations, then flat)", got)
 	}
-	if got := c.Forks[2]; got.Class != "" || got.Excluded != 0 {
-		t.Errorf("fork 3: %+v, want unclassified with nothing excluded (2 < %d iterations)", got, minIterations)
+	if got := c.Forks[2]; got.Class != "" || got.Excluded != 0 || got.Basis != "too few points" || got.Dropped {
+		t.Errorf("fork 3: %+v, want kept unclassified (2 < %d points)", got, experiments.MinSteadyPoints)
 	}
-	if c.Consistency != "good inconsistent" || c.Excluded != 4 || c.Unsettled != 0 {
-		t.Errorf("cell: consistency %q, excluded %d, unsettled %d; want good inconsistent, 4, 0", c.Consistency, c.Excluded, c.Unsettled)
+	if got := c.Forks[3]; got.Class != "no steady state" || !got.Dropped {
+		t.Errorf("fork 4: %+v, want no steady state and dropped", got)
 	}
-	if len(kept) != len(ts)-4 {
-		t.Fatalf("kept %d trials, want %d (the warm-up iterations dropped)", len(kept), len(ts)-4)
+	if c.SteadyForks != 3 || len(c.ExcludedForks) != 1 || c.ExcludedForks[0] != 4 || c.Unsettled != 1 {
+		t.Errorf("cell: steady forks %d, excluded %v, unsettled %d; want 3, [4], 1", c.SteadyForks, c.ExcludedForks, c.Unsettled)
+	}
+	if want := len(ts) - 4 - len(climbing); len(kept) != want {
+		t.Fatalf("kept %d trials, want %d (fork 2's warm-up and all of fork 4 dropped)", len(kept), want)
 	}
 	med, _ := forkValues(kept, "rps")
-	if med[1] < 950 {
-		t.Errorf("fork 2 median %.0f after exclusion, want the steady level near 1000", med[1])
+	if len(med) != 3 || med[1] < 950 {
+		t.Errorf("fork medians %v, want 3 forks, fork 2 at its steady level near 1000", med)
 	}
-	if line := steadyLine(c); !strings.Contains(line, "1 flat, 1 warmup") || !strings.Contains(line, "4 iteration(s) excluded") {
-		t.Errorf("summary line %q does not name the classes and the exclusion", line)
-	}
-}
-
-func TestSteadyCellUnsettledKeepsFork(t *testing.T) {
-	seq := 0
-	// Still climbing when the fork ended: a last segment too short to be steady.
-	ts := forkTrials(1, &seq, append(jitter(500, 10), 1000, 1000)...)
-	kept, c := steadyCell(record.CellKey{Variant: "v", Group: "main"}, ts, "rps")
-	if c.Forks[0].Class != "no steady state" || c.Unsettled != 1 {
-		t.Fatalf("fork: %+v, unsettled %d; want no steady state, 1", c.Forks[0], c.Unsettled)
-	}
-	if len(kept) != len(ts) {
-		t.Errorf("kept %d of %d trials: an unsettled fork keeps its iterations (flagged, not dropped)", len(kept), len(ts))
+	line := steadyLine(c)
+	for _, want := range []string{"1 flat, 1 warmup, 1 no steady state", "16 iteration(s) excluded", "fork 4 never reached a steady state", "1 fork(s) with fewer than 10 points"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("summary line %q lacks %q", line, want)
+		}
 	}
 }
 
-func TestSteadyWindowsAndWarmup(t *testing.T) {
-	seq := 0
-	ts := forkTrials(1, &seq, 1000)
-	var series []record.Sample
-	for i, x := range append([]float64{50, 60, 55}, jitter(1000, 12)...) {
-		series = append(series, record.Sample{Variant: "v", Group: "main", Trial: 1, T: float64(i + 1), Requests: int64(x)})
-	}
-	series = append(series, record.Sample{Variant: "v", Group: "other", Trial: 1, T: 1, Requests: 1})
-	w := steadyWindows(ts, seriesByTrial(series))
-	if len(w) != 1 || w[0].Class != "warmup" || w[0].Seconds != 15 {
-		t.Errorf("windows %+v, want one 15 s warmup window (slow first seconds, other group ignored)", w)
-	}
+func cat4(a, b, c, d []record.Trial) []record.Trial {
+	return append(append(append(append([]record.Trial{}, a...), b...), c...), d...)
+}
 
+// TestSteadyCold: a variant with measure: cold keeps every iteration, its
+// slow first one included: the start is what it measures.
+func TestSteadyCold(t *testing.T) {
+	seq := 0
+	ts := forkRows(1, &seq, cat([]float64{200, 210}, jitter(1000, 10))...)
+	for i := range ts {
+		ts[i].Variant = "start"
+	}
+	kept, c := burstSel("start").cell(record.CellKey{Variant: "start", Group: "main"}, ts)
+	if len(kept) != len(ts) || !c.Cold || c.Forks[0].Basis != "cold" || c.Forks[0].Class != "" {
+		t.Errorf("kept %d of %d, cell %+v: want everything kept and the cell marked cold", len(kept), len(ts), c)
+	}
+	if steadyLine(c) != "" {
+		t.Errorf("a cold cell has nothing to say about steady state: %q", steadyLine(c))
+	}
+}
+
+// TestSteadySeconds: a timed load's forks with few iterations are
+// classified on their per-second series, each window's first and last
+// second left out.
+func TestSteadySeconds(t *testing.T) {
+	m := &experiments.Manifest{Variants: experiments.Variants{{Name: "v"}},
+		Load: experiments.LoadSpec{Measure: "main", Groups: []experiments.Group{{Name: "main", Model: "closed"}}}}
+	// window makes the series of trial tr: a partial first and last second
+	// around the given seconds.
+	window := func(tr int, secs []float64) []record.Sample {
+		var out []record.Sample
+		all := cat([]float64{100}, secs, []float64{300})
+		for i, x := range all {
+			out = append(out, record.Sample{Variant: "v", Group: "main", Trial: tr, T: float64(i + 1), Requests: int64(x)})
+		}
+		return out
+	}
+	steadySecs := jitter(1000, 12)
+	warmSecs := cat([]float64{300, 350, 400, 450, 500, 520}, jitter(1000, 8)) // steady from second 6 of 14: inside the window
+	tests := []struct {
+		name     string
+		windows  [][]float64
+		class    string
+		dropped  bool
+		excluded int
+	}{
+		{"one steady window: flat (partial edges left out)", [][]float64{steadySecs}, "flat", false, 0},
+		{"one window that warms up inside: no steady window, fork dropped", [][]float64{warmSecs}, "warmup", true, 1},
+		{"warm first window, steady second: first window left out", [][]float64{warmSecs, steadySecs}, "warmup", false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ts []record.Trial
+			var series []record.Sample
+			for i, w := range tt.windows {
+				ts = append(ts, record.Trial{Variant: "v", Group: "main", Trial: i + 1, Seq: 1, Valid: true, Fork: 1, Iteration: i + 1, RPS: 900})
+				series = append(series, window(i+1, w)...)
+			}
+			kept, c := newSelection(m, series).cell(record.CellKey{Variant: "v", Group: "main"}, ts)
+			f := c.Forks[0]
+			if f.Basis != "seconds" || f.Class != tt.class || f.Dropped != tt.dropped || f.Excluded != tt.excluded {
+				t.Fatalf("fork %+v, want on seconds: class %s, dropped %v, %d excluded", f, tt.class, tt.dropped, tt.excluded)
+			}
+			if want := len(ts) - tt.excluded; len(kept) != want {
+				t.Errorf("kept %d windows, want %d", len(kept), want)
+			}
+		})
+	}
+}
+
+// TestNotSteady: a claim on a cell left with fewer than MinForks steady
+// forks is inconclusive, "not in steady state", naming the forks; a cell
+// that lost a fork but kept enough is judged as usual.
+func TestNotSteady(t *testing.T) {
+	check := stats.Check{Metric: "rps", Compare: []string{"a", "b"}}
+	info := map[record.CellKey]record.SteadyCell{
+		{Variant: "a", Group: "main"}: {ExcludedForks: []int{2, 4}, SteadyForks: 2},
+		{Variant: "b", Group: "main"}: {ExcludedForks: []int{1}, SteadyForks: 4},
+	}
+	v := stats.Verdict{Status: stats.Supported}
+	notSteady(&v, check, info, "main")
+	if v.Status != stats.Inconclusive || v.Leans != stats.Supported || !v.Open ||
+		!strings.HasPrefix(v.Reason, "not in steady state: a: 2 of 4 fork(s) never reached a steady state (fork 2, 4), 2 steady left") {
+		t.Errorf("verdict %+v, want inconclusive leaning supported, open, reason naming a's forks 2 and 4", v)
+	}
+	v = stats.Verdict{Status: stats.Supported}
+	notSteady(&v, check, map[record.CellKey]record.SteadyCell{{Variant: "b", Group: "main"}: info[record.CellKey{Variant: "b", Group: "main"}]}, "main")
+	if v.Status != stats.Supported {
+		t.Errorf("4 steady forks left: %+v, want the verdict untouched", v)
+	}
+	v = stats.Verdict{Status: stats.Supported}
+	notSteady(&v, check, info, "other")
+	if v.Status != stats.Supported {
+		t.Errorf("another group's cells: %+v, want the verdict untouched", v)
+	}
+}
+
+// TestWarmupOf reads each fork's warm-up from warmup.csv rows.
+func TestWarmupOf(t *testing.T) {
 	var rounds []record.Trial
-	for i, x := range append([]float64{100, 110, 105}, jitter(1000, 9)...) {
-		rounds = append(rounds, record.Trial{Variant: "v", Group: "main", Fork: 1, Seq: i + 1, WallMs: 1000, RPS: x,
-			Reason: "warm-up round " + string(rune('1'+i%9))})
+	xs := []float64{100, 110, 105, 1000, 1010, 990, 1005, 995, 1008, 992, 1003, 997} // a zigzag at 1000 after 3 slow rounds
+	for i, x := range xs {
+		r := record.Trial{Variant: "v", Group: "main", Fork: 1, Seq: 1, WallMs: 500, RPS: x, Reason: "warm-up round " + itoa(i+1)}
+		if i == len(xs)-1 {
+			r.Reason += "; stop: steady"
+		}
+		rounds = append(rounds, r)
 	}
-	var c record.SteadyCell
-	warmupRecommendation(&c, rounds, "rps")
-	if !c.WarmupOK || c.WarmupMs != 3000 {
-		t.Errorf("warm-up: ok %v after %.0f ms (%s), want steady after 3000 ms (three slow 1 s rounds)", c.WarmupOK, c.WarmupMs, c.WarmupNote)
+	rounds = append(rounds, record.Trial{Variant: "v", Group: "main", Fork: 2, Seq: 2, WallMs: 10000, RPS: 900, Reason: "warm-up round 1"})
+	c := record.SteadyCell{Forks: []record.SteadyFork{{Fork: 1}, {Fork: 2}}}
+	warmupOf(&c, rounds, "rps")
+	if f := c.Forks[0]; f.WarmupRounds != 12 || f.WarmupMs != 6000 || f.WarmupStop != "steady" || !strings.Contains(f.WarmupEvidence, "no longer improve") {
+		t.Errorf("fork 1: %+v, want 12 rounds, 6000 ms, stopped steady with the rule's evidence", f)
+	}
+	if f := c.Forks[1]; f.WarmupRounds != 1 || f.WarmupStop != "fixed" || f.WarmupEvidence != "1 of the 8 rounds the rule reads" {
+		t.Errorf("fork 2: %+v, want one fixed round", f)
 	}
 }
+
+func itoa(i int) string { return strconv.Itoa(i) }
 
 func TestSteadyLinesSkipsFlat(t *testing.T) {
 	dir := t.TempDir()
@@ -123,21 +234,22 @@ func TestSteadyLinesSkipsFlat(t *testing.T) {
 func TestSteadyOnlyMatchesAggregate(t *testing.T) {
 	seq := 0
 	k := record.CellKey{Variant: "v", Group: "main"}
-	ts := forkTrials(1, &seq, append([]float64{200, 210, 205, 198}, jitter(1000, 10)...)...)
-	got := steadyOnly(map[record.CellKey][]record.Trial{k: ts}, "rps")[k]
-	kept, _ := steadyCell(k, ts, "rps")
-	if len(got) != len(kept) || len(got) != 10 {
-		t.Errorf("steadyOnly kept %d trials, aggregate %d; want the same 10 steady iterations", len(got), len(kept))
+	ts := forkRows(1, &seq, cat([]float64{200, 210, 205, 198}, jitter(1000, 10))...)
+	m := &experiments.Manifest{Variants: experiments.Variants{{Name: "v"}}, Load: experiments.LoadSpec{Measure: "main"}}
+	got, _ := steadyOnly(m, map[record.CellKey][]record.Trial{k: ts}, nil)
+	kept, _ := burstSel().cell(k, ts)
+	if len(got[k]) != len(kept) || len(kept) != 10 {
+		t.Errorf("steadyOnly kept %d trials, aggregate %d; want the same 10 steady iterations", len(got[k]), len(kept))
 	}
 }
 
 // TestAggregateFlagsUnsettled runs the aggregate stage on a trials.csv
-// with one fork still climbing: the primary metric's summary row carries
-// the unsettled flag and steady.json says which fork.
+// with one fork still climbing: it is excluded, the primary metric's
+// summary row carries the unsettled flag and steady.json names the fork.
 func TestAggregateFlagsUnsettled(t *testing.T) {
 	dir := t.TempDir()
 	seq := 0
-	ts := append(forkTrials(1, &seq, jitter(1000, 10)...), forkTrials(2, &seq, append(jitter(500, 10), 1000, 1000)...)...)
+	ts := append(forkRows(1, &seq, jitter(1000, 10)...), forkRows(2, &seq, cat(jitter(500, 10), []float64{1000, 1000})...)...)
 	if err := record.WriteCSV(dir, record.TrialsFile, ts); err != nil {
 		t.Fatal(err)
 	}
@@ -158,8 +270,8 @@ func TestAggregateFlagsUnsettled(t *testing.T) {
 	for _, r := range rows {
 		if r.Metric == "rps" {
 			found = true
-			if !strings.Contains(r.Flags, FlagUnsettled) {
-				t.Errorf("rps flags %q, want %s (fork 2 never settled)", r.Flags, FlagUnsettled)
+			if !strings.Contains(r.Flags, FlagUnsettled) || r.N != 1 {
+				t.Errorf("rps: n %d, flags %q; want n 1 (fork 2 excluded) and %s", r.N, r.Flags, FlagUnsettled)
 			}
 		} else if strings.Contains(r.Flags, FlagUnsettled) {
 			t.Errorf("%s flagged %s: only the primary metric is classified", r.Metric, FlagUnsettled)
@@ -169,90 +281,8 @@ func TestAggregateFlagsUnsettled(t *testing.T) {
 		t.Fatal("no rps row in summary.csv")
 	}
 	st, ok, err := record.ReadSteady(dir)
-	if err != nil || !ok || len(st.Cells) != 1 || st.Cells[0].Unsettled != 1 || st.Cells[0].Forks[1].Class != "no steady state" {
-		t.Errorf("steady.json %+v (ok %v, err %v), want one cell with fork 2 unsettled", st, ok, err)
-	}
-}
-
-// TestFirstIteration: the run-wide sign test of the first measured
-// iteration against its fork's later ones, and what it leaves out.
-func TestFirstIteration(t *testing.T) {
-	// forks makes n forks of one cell, each three iterations of rps: the
-	// first given by first(i), then two steady ones at 1000.
-	forks := func(n int, first func(i int) float64) []record.Trial {
-		seq := 0
-		var ts []record.Trial
-		for i := 1; i <= n; i++ {
-			ts = append(ts, forkTrials(i, &seq, first(i), 1000, 1002)...)
-		}
-		return ts
-	}
-	slow := func(int) float64 { return 700 } // rps: lower is worse
-	mixed := func(i int) float64 {
-		if i%2 == 0 {
-			return 700
-		}
-		return 1300
-	}
-	cases := []struct {
-		name      string
-		ts        []record.Trial
-		worse     int
-		excluded  bool
-		nilResult bool
-	}{
-		{"every fork starts slow: 8 of 8, p=2^-8, significant", forks(8, slow), 8, true, false},
-		{"too few forks to decide: 5 of 5 slow, p=1/32 > 0.01", forks(5, slow), 5, false, false},
-		{"half slow, half fast: chance", forks(8, mixed), 4, false, false},
-		{"one iteration per fork (smoke): nothing to compare", func() []record.Trial {
-			seq := 0
-			return append(forkTrials(1, &seq, 700), forkTrials(2, &seq, 700)...)
-		}(), 0, false, true},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			k := record.CellKey{Variant: "v", Group: "main"}
-			cells := map[record.CellKey][]record.Trial{k: c.ts}
-			fi := firstIteration(cells, "rps")
-			if c.nilResult {
-				if fi != nil {
-					t.Fatalf("got %+v, want nil: no fork has two iterations", fi)
-				}
-				return
-			}
-			if fi == nil || fi.Worse != c.worse || fi.Excluded != c.excluded {
-				t.Fatalf("got %+v, want worse=%d excluded=%v", fi, c.worse, c.excluded)
-			}
-			kept := steadyOnly(cells, "rps")[k]
-			want := len(c.ts)
-			if c.excluded {
-				want -= len(c.ts) / 3 // one iteration of each three-iteration fork
-			}
-			if len(kept) != want {
-				t.Errorf("kept %d of %d trials, want %d", len(kept), len(c.ts), want)
-			}
-			for _, tr := range kept {
-				if c.excluded && tr.Iteration == 1 {
-					t.Errorf("fork %d kept its first iteration although the test was significant", tr.Fork)
-				}
-			}
-		})
-	}
-	// The direction follows the metric: a first wall time that is longer is worse.
-	seq := 0
-	var ts []record.Trial
-	for i := 1; i <= 8; i++ {
-		for j, w := range []float64{1400, 1000, 1010} {
-			seq++
-			ts = append(ts, record.Trial{Variant: "v", Group: "main", Trial: seq, Seq: seq, Valid: true, Fork: i, Iteration: j + 1, WallMs: w})
-		}
-	}
-	fi := firstIteration(map[record.CellKey][]record.Trial{{Variant: "v", Group: "main"}: ts}, "wall_ms")
-	if fi == nil || fi.Worse != 8 || !fi.Excluded {
-		t.Errorf("wall_ms 1400 then 1000: got %+v, want 8 worse and excluded (lower wall time is better)", fi)
-	}
-	if line := firstIterationLine("wall_ms", fi); !strings.Contains(line, "8 of 8 forks") || !strings.Contains(line, "lengthen load.warmup") {
-		t.Errorf("summary line %q does not give the count and the fix", line)
+	if err != nil || !ok || len(st.Cells) != 1 || len(st.Cells[0].ExcludedForks) != 1 || st.Cells[0].Forks[1].Class != "no steady state" || st.Rule == "" {
+		t.Errorf("steady.json %+v (ok %v, err %v), want one cell with fork 2 excluded and the rule named", st, ok, err)
 	}
 }
 
@@ -263,15 +293,14 @@ func TestFirstIteration(t *testing.T) {
 func TestSteadyCellSharedSeq(t *testing.T) {
 	var ts []record.Trial
 	for f := 1; f <= 6; f++ {
-		for i, x := range []float64{700, 1000, 1002} {
+		for i, x := range cat([]float64{700}, jitter(1000, 10)) {
 			ts = append(ts, record.Trial{Variant: "v", Group: "main", Trial: len(ts) + 1, Seq: f, Valid: true,
 				Fork: f, Iteration: i + 1, RPS: x})
 		}
 	}
-	k := record.CellKey{Variant: "v", Group: "main"}
-	kept, c := steadyCellWith(k, ts, "rps", true)
-	if len(kept) != 12 || c.Excluded != 6 {
-		t.Fatalf("kept %d trials with %d excluded; want 12 and 6 (the first of each of 6 forks, whose iterations share a seq)", len(kept), c.Excluded)
+	kept, c := burstSel().cell(record.CellKey{Variant: "v", Group: "main"}, ts)
+	if len(kept) != 60 || c.Excluded != 6 {
+		t.Fatalf("kept %d trials with %d excluded; want 60 and 6 (the first of each of 6 forks, whose iterations share a seq)", len(kept), c.Excluded)
 	}
 	for _, tr := range kept {
 		if tr.Iteration == 1 {

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"time"
 
+	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
 	"gopkg.in/yaml.v3"
@@ -122,7 +122,7 @@ func Design(forks string, iterations int, manifest []byte) string {
 			Target string `yaml:"target"`
 		} `yaml:"variants"`
 		Load struct {
-			Warmup string `yaml:"warmup"`
+			Warmup experiments.Warmup `yaml:"warmup"`
 		} `yaml:"load"`
 	}
 	_ = yaml.Unmarshal(manifest, &mi) // an old or odd manifest: the plain words
@@ -136,8 +136,11 @@ func Design(forks string, iterations int, manifest []byte) string {
 		fresh = "fresh target per fork"
 	}
 	warm := "no warm-up"
-	if d, err := time.ParseDuration(mi.Load.Warmup); err == nil && d > 0 {
-		warm = d.String() + " warm-up"
+	switch w := mi.Load.Warmup; {
+	case w.Steady():
+		warm = fmt.Sprintf("warm-up until steady, %s to %s", w.Min, w.Max)
+	case w.Min > 0:
+		warm = w.Min.String() + " warm-up"
 	}
 	iterations = max(iterations, 1)
 	return fmt.Sprintf("%s fork%s x %d iteration%s per cell (%s, %s)", forks, plural(forks != "1"), iterations, plural(iterations != 1), fresh, warm)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/env/supervise"
+	"github.com/threadlab/threadlab/pipeline/record"
 )
 
 // Target is one running system under test.
@@ -138,6 +139,9 @@ func (p *process) Stop() error {
 	p.once.Do(func() {
 		p.proc.Stop()
 		p.log.Close()
+		// The log is committed with the run: its first line is the
+		// command, which can hold the database password.
+		_ = record.RedactFile(p.spec.LogPath)
 	})
 	return nil
 }
@@ -178,13 +182,23 @@ func waitReady(ctx context.Context, t Target, ready, logPath string, timeout tim
 	}
 }
 
-// tail returns the last n lines of a file, indented.
+// tail returns the last n lines of a file (of its last 64 KiB), indented
+// and redacted: it goes into run.json's error and the page's banner.
 func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) == 0 {
+	var b []byte
+	if f, err := record.OpenRegular(path); err == nil {
+		if st, err := f.Stat(); err == nil {
+			off := max(0, st.Size()-64<<10)
+			b = make([]byte, st.Size()-off)
+			got, _ := f.ReadAt(b, off)
+			b = b[:got]
+		}
+		f.Close()
+	}
+	if len(b) == 0 {
 		return "    (log is empty)"
 	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(string(record.Redact(b)), "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}

@@ -278,11 +278,20 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 		plan.OnTick = p.Tick
 	}
 	sampler := telemetry.StartWith(ctx, t.Pid(), t.MetricsURL(), telemetry.Options{Interval: time.Second, Groups: r.groups})
+	var onHosts *hostSampling
+	if s.hosts != nil { // hostsample.go: the target's /proc and each host's noise, read there
+		onHosts = s.hosts.startSampling(ctx, s, t)
+	}
 	started := now()
 	t0 := time.Now()
 	res, err := s.runLoad(ctx, plan)
 	r.spent(s, tMeasure, time.Since(t0))
-	samples := sampler.Stop()
+	samples, flags := sampler.Stop(), sampler.Flags()
+	var noise []noiseOn
+	var hostReasons []string
+	if onHosts != nil {
+		samples, flags, noise, hostReasons = onHosts.stop(s, samples, flags)
+	}
 	if err != nil {
 		return record.Trial{}, fmt.Errorf("%s fork %d iteration %d: %w", j.Cell.Variant.Name, f.fork, it, err)
 	}
@@ -297,20 +306,21 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 		reasons = append(reasons, res.Stalled)
 	}
 	outside, steal := measureNoise(samples)
-	if s.hosts != nil {
-		outside, steal = s.hosts.noise(s)
-	}
-	if outside > m.Noise.MaxOutsidePct {
+	switch {
+	case onHosts != nil: // each host gated on its own
+		outside, steal = worst(noise)
+		reasons = append(reasons, hostReasons...)
+	case outside > m.Noise.MaxOutsidePct:
 		reasons = append(reasons, fmt.Sprintf("host noise: %.0f%% of one core used outside threadlab during the window (noise.max_outside_pct %g)", outside, m.Noise.MaxOutsidePct))
 	}
-	if steal > m.Noise.MaxStealPct {
+	if onHosts == nil && steal > m.Noise.MaxStealPct {
 		reasons = append(reasons, fmt.Sprintf("host noise: %.0f%% of one core stolen by the hypervisor during the window (noise.max_steal_pct %g)", steal, m.Noise.MaxStealPct))
 	}
-	flags := sampler.Flags()
 	reasons = append(reasons, flagReasons(m, flags)...)
 	c.trial++
 	seqNo := f.seq
 	rows := trialRows(s, j, seqNo, started, res, samples, reasons)
+	checkBounds(m, j.Cell.Variant, plan, res, rows)
 	var codes []string
 	for _, x := range flags {
 		codes = append(codes, x.Code)
@@ -320,6 +330,7 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 		rows[i].HostBusyPct, rows[i].CoolDownMs = f.busy, ms(f.waited)
 		rows[i].HostOutsidePct, rows[i].HostStealPct = round1(outside), round1(steal)
 		rows[i].Flags = strings.Join(codes, ";")
+		rows[i].HostsNoise = noiseText(noise)
 		if it == 1 {
 			rows[i].StartupMs = ms(f.startup)
 		}
@@ -461,6 +472,7 @@ func (s *State) launch(ctx context.Context, j Job, seq, fork int) (Target, error
 		argv = targets.Command(jh, jar, port, props, slices.Concat(v.JVM, extra))
 	} else {
 		subst := maps.Clone(s.ServiceSubst)
+		subst["address"] = "127.0.0.1" // one machine: listeners on loopback, so one manifest runs both ways
 		if s.hosts != nil {
 			s.hosts.subst(subst)
 		}
@@ -495,44 +507,6 @@ func (s *State) launch(ctx context.Context, j Job, seq, fork int) (Target, error
 		return nil, fmt.Errorf("%w: %s: %v", errStartup, v.Name, err)
 	}
 	return t, nil
-}
-
-// warmup sends the trial's own load, untimed, until the manifest's warm-up
-// has passed (at least once): the JIT compiles the identical code path the
-// trial measures (seed 000's warm-up bug). Warm-up numbers go to warmup.csv.
-func (s *State) warmup(ctx context.Context, j Job, seq, fork int, plan load.Plan) error {
-	w := s.M.Load.Warmup
-	if w <= 0 {
-		return nil
-	}
-	p := plan
-	p.Groups = slices.Clone(plan.Groups)
-	timed := false
-	for i := range p.Groups {
-		if p.Groups[i].Model != load.Burst {
-			p.Groups[i].Duration = w
-			p.Groups[i].Start = 0
-			timed = true
-		}
-	}
-	deadline := time.Now().Add(w)
-	for round := 1; ; round++ {
-		res, err := s.runLoad(ctx, p)
-		if err != nil {
-			return fmt.Errorf("warm-up: %w", err)
-		}
-		rows := trialRows(s, j, seq, now(), res, nil, []string{fmt.Sprintf("warm-up round %d", round)})
-		for i := range rows {
-			rows[i].Valid = false
-			rows[i].Fork = fork
-		}
-		if err := record.AppendCSV(s.Dir, record.WarmupFile, rows); err != nil {
-			return err
-		}
-		if timed || time.Now().After(deadline) || ctx.Err() != nil {
-			return ctx.Err()
-		}
-	}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -3,12 +3,17 @@
 # in .github/workflows/manifest-review.yml, for the experiments a change
 # touches:
 #   1. threadlab lint, with each problem as a GitHub annotation at file:line;
-#   2. the smoke profile of each changed experiment, into a scratch data dir;
-#   3. threadlab diff --format markdown of that smoke run against the latest
-#      committed run of the experiment, appended to the job summary
-#      ($GITHUB_STEP_SUMMARY in Actions, review-summary.md locally).
+#   2. the smoke profile of each changed experiment, run twice on this
+#      machine into a scratch data dir: the manifest as it is on BASE, then
+#      as it is now (same binary, same host, same profile);
+#   3. threadlab diff --format markdown of the base run against the head run,
+#      appended to the job summary ($GITHUB_STEP_SUMMARY in Actions,
+#      review-summary.md locally). A manifest new in this change has no base
+#      run: its smoke run is reported alone.
 # BASE is the git ref to compare with (default origin/main, else main);
 # EXPERIMENTS overrides the list (space-separated experiments/*.yaml).
+# In Actions, a fork's pull request wrote this summary with its own code:
+# it is the fork's claim, not evidence (see the workflow's header).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,12 +46,16 @@ printf '%s\n' "$lint_out"
 printf '%s\n' "$lint_out" | sed -nE \
   -e 's/^([^:]+\.ya?ml):([0-9]+):([0-9]+): (.*)$/::error file=\1,line=\2,col=\3::\4/p' \
   -e 's/^([^:]+\.ya?ml): ([^:]+): warning: (.*)$/::warning file=\1::\2: \3/p'
+# The fence is longer than any run of backticks in the output, so a
+# manifest's text cannot close it and write Markdown of its own.
+n=$(printf '%s\n' "$lint_out" | grep -o '`*' | awk '{ if (length($0) > m) m = length($0) } END { print (m < 3 ? 3 : m + 1) }')
+fence=$(printf '%*s' "$n" '' | tr ' ' '`')
 {
   echo "## threadlab lint"
   echo
-  echo '```'
+  echo "$fence"
   printf '%s\n' "$lint_out"
-  echo '```'
+  echo "$fence"
   echo
 } >>"$summary"
 if [ "$status" -ne 0 ]; then
@@ -54,25 +63,43 @@ if [ "$status" -ne 0 ]; then
   exit "$status"
 fi
 
-# 2 and 3. Smoke run each changed experiment and diff it against the
-# committed run.
+# 2 and 3. Smoke-run each changed experiment as it is on the base and as it
+# is now, on this machine, and diff the two runs. The base manifest is
+# loaded by this change's threadlab: a base that no longer loads is
+# reported, and the head run stands alone.
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
+smoke() { # smoke <manifest> <data dir>: prints the run directory
+  $tl run --quiet --profile smoke --data "$2" --reports "$2.reports" "$1" >&2 || return 1
+  ls -d "$2"/*/*/ | sort | tail -1
+}
 for m in "${changed[@]}"; do
   name=$(basename "${m%.*}")
-  echo "review: smoke run of $name"
-  if ! $tl run --quiet --profile smoke --data "$scratch/data" --reports "$scratch/reports" "$m"; then
+  base_run=""
+  mkdir -p "$scratch/$name.base-manifest"
+  base_m="$scratch/$name.base-manifest/$(basename "$m")"
+  if git show "$base:$m" >"$base_m" 2>/dev/null; then
+    echo "review: smoke run of $name as on $base"
+    if ! base_run=$(smoke "$base_m" "$scratch/$name.base"); then
+      printf '## %s\n\nThe smoke run of the manifest as on `%s` failed with this threadlab; the head run stands alone.\n\n' "$name" "$base" >>"$summary"
+      base_run=""
+    fi
+  else
+    printf '## %s\n\nNew in this change: no base manifest to compare with.\n\n' "$name" >>"$summary"
+  fi
+  echo "review: smoke run of $name as changed"
+  if ! head_run=$(smoke "$m" "$scratch/$name.head"); then
     echo "## $name: the smoke run failed" >>"$summary"
     status=1
     continue
   fi
-  new=$(ls -d "$scratch/data/$name"/*/ | sort | tail -1)
-  old=$(ls -d data/"$name"/*/ 2>/dev/null | sort | tail -1 || true)
-  if [ -z "$old" ]; then
-    printf '## %s\n\nNo committed run under data/%s/ to compare with; the smoke run is the first.\n\n' "$name" "$name" >>"$summary"
-    continue
+  if [ -n "$base_run" ]; then
+    $tl diff --format markdown "${base_run%/}" "${head_run%/}" >>"$summary"
+  else
+    # No base run: the head run's own report (verdicts, medians) instead.
+    md="$scratch/$name.head.reports/$name/$(basename "${head_run%/}")/report.md"
+    if [ -f "$md" ]; then cat "$md" >>"$summary"; fi
   fi
-  $tl diff --format markdown "${old%/}" "${new%/}" >>"$summary"
   echo >>"$summary"
 done
 echo "review: summary in $summary"

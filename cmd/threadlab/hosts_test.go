@@ -158,6 +158,24 @@ func TestHostsRun(t *testing.T) {
 			if !tr.Valid || tr.Requests == 0 || tr.Errors > 0 {
 				t.Errorf("trial %+v, want valid with requests and no errors", tr)
 			}
+			// Issue 25: read on the target host, the same columns as on one
+			// machine, no flag; every host's noise measured there.
+			if tr.TargetCPUPct <= 0 || tr.TargetRSSMB <= 0 || tr.TargetThreads <= 0 || tr.Flags != "" {
+				t.Errorf("trial: target CPU %.1f%%, RSS %.0f MiB, %d threads, flags %q: want the target host's figures, no flag",
+					tr.TargetCPUPct, tr.TargetRSSMB, tr.TargetThreads, tr.Flags)
+			}
+			if n := strings.Count(tr.HostsNoise, "(steal "); n != 4 {
+				t.Errorf("hosts_noise %q: want the figures of 4 hosts", tr.HostsNoise)
+			}
+			t.Logf("target CPU %.1f%%, RSS %.0f MiB, %d threads; hosts: %s", tr.TargetCPUPct, tr.TargetRSSMB, tr.TargetThreads, tr.HostsNoise)
+		}
+		if n := len(meta.Hosts.Network); n != 6 {
+			t.Errorf("network probe: %d links, want 6 (every pair of 4 hosts): %+v", n, meta.Hosts.Network)
+		}
+		for _, l := range meta.Hosts.Network {
+			if l.Problems != "" || l.MbitS <= 0 || l.RTT.N == 0 {
+				t.Errorf("network %s -> %s: %+v, want an RTT and a throughput", l.From, l.To, l)
+			}
 		}
 		t.Logf("trial: %.0f rps, p50 %.2f ms, p99 %.2f ms, %d requests", trials[0].RPS, trials[0].P50Ms, trials[0].P99Ms, trials[0].Requests)
 		log, _ := os.ReadFile(filepath.Join(runDir, trials[0].Log))

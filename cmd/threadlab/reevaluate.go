@@ -31,6 +31,15 @@ import (
 // run's manifest.yaml then carries the new claims, and the manifest as run
 // is kept in manifest.previous.yaml (written once).
 func reevaluateRun(dir, claimsFrom string, stdout io.Writer) error {
+	// It rewrites verdicts.json and manifest.yaml: not while a run or a
+	// resume writes the directory (record.Lock).
+	if record.CheckDir(dir) == nil { // else Read says what is wrong
+		release, err := record.Lock(dir)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	r, err := record.Read(dir)
 	if err != nil {
 		return err
@@ -66,6 +75,9 @@ func reevaluateRun(dir, claimsFrom string, stdout io.Writer) error {
 	// measured it) keeps the claims on it inconclusive, not decided on 0s.
 	host := pipeline.HostFacts(m, r.Fingerprint, r.Meta)
 	if host.Columns, err = pipeline.TrialColumns(dir); err != nil {
+		return err
+	}
+	if host.Series, err = record.ReadCSV[record.Sample](dir, record.SeriesFile); err != nil {
 		return err
 	}
 	now := pipeline.EvaluateClaims(m, r.Trials, stats.Options{Seed: m.Seed, Version: version}, host)

@@ -31,6 +31,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	quiet := fs.Bool("quiet", false, "no progress display")
 	hostsFile := fs.String("hosts", "", "a host inventory (hosts.yaml): run the target, services and load generators on those hosts over ssh")
 	dryRun := fs.Bool("dry-run", false, "print the cells, forks x iterations and the estimated wall time (from the last run under --data), and run nothing")
+	generators := fs.Int("generators", 0, "with --dry-run: also print how the load splits over this many generator hosts and whether each share fits its ports and descriptors")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: threadlab run [flags] experiments/<name>.yaml\n       threadlab run --hosts hosts.yaml [flags] experiments/<name>.yaml\n       threadlab run --dry-run [--profile P] experiments/<name>.yaml\n       threadlab run --resume data/<name>/<run-id>")
 		fs.PrintDefaults()
@@ -44,7 +45,13 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	case *resume != "" && fs.NArg() == 0:
 	case *resume == "" && fs.NArg() == 1:
 		var err error
-		if m, err = experiments.Load(fs.Arg(0), *profile); err != nil {
+		m, err = experiments.Load(fs.Arg(0), *profile)
+		if err != nil && *dryRun && *generators != 0 && experiments.HostOnly(err) {
+			// Planned for other hosts: this machine's limits are a note.
+			fmt.Fprintf(stderr, "note: not on this machine, which the plan below is not for:\n%v\n", err)
+			err = nil
+		}
+		if err != nil {
 			var ps experiments.Problems
 			if errors.As(err, &ps) {
 				return fmt.Errorf("the manifest has %d problem(s):\n%w", len(ps), err)
@@ -67,6 +74,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 		e.Write(stdout)
+		if *generators != 0 {
+			return writeCapacity(stdout, m, *generators)
+		}
 		return nil
 	}
 	opt := pipeline.Options{

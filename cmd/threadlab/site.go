@@ -45,6 +45,7 @@ func runSite(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("read --data %s: %w", *dataDir, err)
 	}
 	var failed []string
+	pageOf := map[string]string{} // experiment/run id -> the run directory whose page it is
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
@@ -58,6 +59,16 @@ func runSite(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				return err
 			}
 			r, err := record.Read(dir)
+			if err == nil {
+				// Pages are named by run.json's experiment and id: a copied
+				// run (or an edited id) would silently replace another's.
+				key := pageKey(r)
+				if other, ok := pageOf[key]; ok {
+					err = fmt.Errorf("its page %s is %s's already (the same experiment and run id in run.json): give one of them its own id in its %s", key, other, record.RunFile)
+				} else {
+					pageOf[key] = dir
+				}
+			}
 			if err == nil {
 				var path string
 				if path, err = report.Run(r, *reportsDir); err == nil {
@@ -78,4 +89,17 @@ func runSite(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("%d run(s) could not be rendered (see above); the rest of the site was", len(failed))
 	}
 	return nil
+}
+
+// pageKey is the page a run renders to, reports/<experiment>/<run-id>, as
+// the report names it: run.json's fields, else the directory's names.
+func pageKey(r *record.Run) string {
+	exp, id := r.Meta.Experiment, r.Meta.ID
+	if exp == "" {
+		exp = filepath.Base(filepath.Dir(filepath.Clean(r.Dir)))
+	}
+	if id == "" {
+		id = filepath.Base(filepath.Clean(r.Dir))
+	}
+	return exp + "/" + id
 }

@@ -38,3 +38,23 @@ func TestSiteCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestSiteDuplicateRunID: a run copied under another directory name keeps
+// run.json's id, which names its page; the copy must not silently replace
+// the genuine page. site renders the first, refuses the second by name,
+// and exits 1.
+func TestSiteDuplicateRunID(t *testing.T) {
+	data := t.TempDir()
+	src := "../../pipeline/report/testdata/data/io-bound/20260301T101500Z-1a2b"
+	for _, name := range []string{"20260301T101500Z-1a2b", "20260301T999999Z-copy"} {
+		dst := filepath.Join(data, "io-bound", name)
+		if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"site", "--data", data, "--reports", t.TempDir()}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "20260301T999999Z-copy") || !strings.Contains(stderr.String(), "io-bound/20260301T101500Z-1a2b is") {
+		t.Errorf("exit %d, stderr %q: want 1 and the copy refused, naming the page's owner", code, stderr.String())
+	}
+}

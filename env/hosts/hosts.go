@@ -28,6 +28,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -358,17 +360,57 @@ func (p *parser) checkDest(n *yaml.Node, field, s string) {
 		p.add(n, field, "%q contains spaces or control characters: a destination is one word (put options in ~/.ssh/config under a Host alias)", s)
 	case hasPassword(s):
 		p.add(n, field, "the destination carries a password: threadlab never stores secrets; use a key (ssh-agent or IdentityFile in ~/.ssh/config) and write user@host")
+	default:
+		if err := checkDestSyntax(s); err != nil {
+			p.add(n, field, "%q: %v; write user@host, host, or ssh://user@host:port, with a host name, an IPv4 address or an IPv6 address (in [brackets] in the ssh:// form), or an alias of ~/.ssh/config", s, err)
+		}
 	}
 }
 
-// hasPassword reports a user:password@ in an ssh:// destination.
+// hasPassword reports a user:password@ in a destination, ssh:// or not
+// (bench:hunter2@host reaches ssh as the user "bench:hunter2").
 func hasPassword(s string) bool {
-	rest, ok := strings.CutPrefix(s, "ssh://")
-	if !ok {
-		return false
-	}
+	rest := strings.TrimPrefix(s, "ssh://")
 	at := strings.LastIndex(rest, "@")
 	return at >= 0 && strings.Contains(rest[:at], ":")
+}
+
+var (
+	destUserRE = regexp.MustCompile(`^[A-Za-z0-9._][A-Za-z0-9._-]*$`)
+	destHostRE = regexp.MustCompile(`^[A-Za-z0-9_]([A-Za-z0-9._-]*[A-Za-z0-9_])?$`) // a name, an IPv4 address or an ssh_config alias
+)
+
+// checkDestSyntax accepts only the characters a destination needs: a user
+// of letters, digits, '.', '_' and '-'; a host name, IPv4 address, IPv6
+// address or alias; a port of digits. Nothing else reaches ssh, whose
+// ProxyCommand %h or Match exec in ~/.ssh/config would hand a "$(...)" to
+// a shell (OpenSSH before 9.6 does not refuse it).
+func checkDestSyntax(s string) error {
+	rest, url := strings.CutPrefix(s, "ssh://")
+	host := rest
+	if at := strings.LastIndex(rest, "@"); at >= 0 {
+		if user := rest[:at]; !destUserRE.MatchString(user) {
+			return fmt.Errorf("the user %q may hold only letters, digits, '.', '_' and '-'", user)
+		}
+		host = rest[at+1:]
+	}
+	if url {
+		if h, port, err := net.SplitHostPort(host); err == nil {
+			if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+				return fmt.Errorf("the port %q is not a number in 1..65535", port)
+			}
+			host = h
+		} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+			host = host[1 : len(host)-1]
+		}
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return nil
+	}
+	if !destHostRE.MatchString(host) {
+		return fmt.Errorf("the host %q is not a host name or address", host)
+	}
+	return nil
 }
 
 // HostPart is the host name or address of an ssh destination, without

@@ -52,6 +52,12 @@ func TestParseProblems(t *testing.T) {
 		{"password in url", "target: ssh://u:pw@h:22\nload: [g]\n", []string{"h.yaml:1:9: target: the destination carries a password"}, "ssh:// URLs can carry a password"},
 		{"option injection", "target: t\nload: [\"-oProxyCommand=sh\"]\n", []string{"h.yaml:2:8: load[0]", "would read as an option"}, "a destination must never become an ssh option"},
 		{"space in destination", "target: \"a b\"\nload: [g]\n", []string{"target: \"a b\" contains spaces"}, "options go in ssh_config, not the destination"},
+		{"password without ssh://", "target: bench:hunter2@h\nload: [g]\n", []string{"target: the destination carries a password"}, "ssh takes user bench:hunter2, a password in all but name"},
+		{"command substitution in the host", "target: t\nload: [\"x$(touch${IFS}p)\"]\n", []string{"load[0]", "is not a host name or address"}, "ProxyCommand %h would hand it to a shell (OpenSSH < 9.6)"},
+		{"command substitution in the user", "target: \"ssh://u$(id)@h\"\nload: [g]\n", []string{"target:", "the user \"u$(id)\" may hold only"}, "the user reaches %r in ssh_config too"},
+		{"backtick in the host", "target: \"h`id`\"\nload: [g]\n", []string{"is not a host name or address"}, "a backtick is a command too"},
+		{"bad port", "target: \"ssh://h:99999\"\nload: [g]\n", []string{"the port \"99999\""}, "a port is 1..65535"},
+		{"semicolon", "target: \"h;reboot\"\nload: [g]\n", []string{"is not a host name or address"}, "a shell separator"},
 		{"missing ssh", "target: {address: 10.0.0.1}\nload: [g]\n", []string{"h.yaml:1:9: target.ssh: missing"}, "every host needs a destination"},
 		{"null host", "target: t\nload: [g]\ndownstream:\n", []string{"downstream: empty"}, "an empty role is a mistake, not an absent one"},
 		{"host name as address", "target: {ssh: t, address: bench.local}\nload: [g]\n", []string{"h.yaml:1:27: target.address: \"bench.local\" is not an IP address"}, "a listen address must be one interface"},
@@ -175,4 +181,14 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDestSyntax: the destinations people write are accepted.
+func TestDestSyntax(t *testing.T) {
+	for _, d := range []string{"bench@10.0.0.2", "10.0.0.2", "bench-1", "tlp_target", "ci.example.com", "u.name@host-1.lan",
+		"ssh://bench@10.0.0.2:2222", "ssh://[fe80::1]:22", "ssh://host", "fe80::1", "u@::1"} {
+		if err := checkDestSyntax(d); err != nil {
+			t.Errorf("%s: %v", d, err)
+		}
+	}
 }

@@ -94,6 +94,11 @@ type Cluster struct {
 	// Password is User's, random per cluster; scram-sha-256 is required.
 	Password string
 
+	// Host is the address the server listens on besides loopback, and the
+	// one JDBCURL names: 127.0.0.1 by default (Options.Listen).
+	Host  string
+	allow []string // client addresses pg_hba admits over TCP besides loopback
+
 	asRoot bool                // server programs run as the postgres user
 	cred   *syscall.Credential // that user, when asRoot
 	log    io.Writer           // receives command output and, at Stop, the server log
@@ -147,6 +152,30 @@ func hasServer(dir string) bool {
 // log receives the commands' output and, at Stop, the server log; nil
 // discards it.
 func Start(ctx context.Context, log io.Writer) (*Cluster, error) {
+	return StartWith(ctx, log, Options{})
+}
+
+// Options place a cluster on a database host of its own (issue 25).
+type Options struct {
+	// Listen is an address of this host the server listens on besides
+	// 127.0.0.1 (the address the target reaches); "" listens on loopback
+	// only.
+	Listen string
+	// Allow lists the client addresses admitted over Listen (the target
+	// host's), each with scram-sha-256; nobody else gets a pg_hba entry.
+	Allow []string
+}
+
+// StartWith is Start with Options.
+func StartWith(ctx context.Context, log io.Writer, opt Options) (*Cluster, error) {
+	for _, a := range append([]string{opt.Listen}, opt.Allow...) {
+		if a != "" && net.ParseIP(a) == nil {
+			return nil, fmt.Errorf("PostgreSQL: %q is not an IP address (listen and allow take addresses, like 10.0.0.4)", a)
+		}
+	}
+	if opt.Listen != "" && len(opt.Allow) == 0 {
+		return nil, fmt.Errorf("PostgreSQL on %s admits nobody: name the target host's address to allow", opt.Listen)
+	}
 	if log == nil {
 		log = io.Discard
 	}
@@ -158,7 +187,10 @@ func Start(ctx context.Context, log io.Writer) (*Cluster, error) {
 		return nil, err
 	}
 	sweep(os.TempDir(), bin, log)
-	c := &Cluster{Bin: bin, log: log, asRoot: os.Geteuid() == 0}
+	c := &Cluster{Bin: bin, log: log, asRoot: os.Geteuid() == 0, Host: "127.0.0.1", allow: opt.Allow}
+	if opt.Listen != "" {
+		c.Host = opt.Listen
+	}
 	if err := c.create(); err != nil {
 		return nil, err
 	}
@@ -258,7 +290,11 @@ func (c *Cluster) start(ctx context.Context) error {
 	if out, err := c.run(ctx, false, "createdb", "-h", "127.0.0.1", "-p", strconv.Itoa(c.Port), "-U", User, Database); err != nil {
 		return fmt.Errorf("create database %s: %w: %s", Database, err, tail(out, 5))
 	}
-	fmt.Fprintf(c.log, "threadlab: PostgreSQL %s ready on 127.0.0.1:%d in %s (%v)\n", c.Version, c.Port, c.Dir, time.Since(t0).Round(time.Millisecond))
+	where := "127.0.0.1"
+	if c.Host != "127.0.0.1" {
+		where += " and " + c.Host + ", admitting " + strings.Join(c.allow, ", ")
+	}
+	fmt.Fprintf(c.log, "threadlab: PostgreSQL %s ready on %s port %d in %s (%v)\n", c.Version, where, c.Port, c.Dir, time.Since(t0).Round(time.Millisecond))
 	return nil
 }
 
@@ -328,7 +364,11 @@ func (c *Cluster) configure() error {
 	conf := filepath.Join(c.data(), "threadlab.conf")
 	var b strings.Builder
 	b.WriteString("# written by threadlab: a throw-away cluster for one benchmark run\n")
-	fmt.Fprintf(&b, "listen_addresses = '127.0.0.1'\nport = %d\nunix_socket_directories = '%s'\n", c.Port, strings.ReplaceAll(c.Dir, "'", "''"))
+	listen := "127.0.0.1"
+	if c.Host != "127.0.0.1" {
+		listen += "," + c.Host
+	}
+	fmt.Fprintf(&b, "listen_addresses = '%s'\nport = %d\nunix_socket_directories = '%s'\n", listen, c.Port, strings.ReplaceAll(c.Dir, "'", "''"))
 	for _, s := range settings {
 		b.WriteString(s + "\n")
 	}
@@ -339,6 +379,9 @@ func (c *Cluster) configure() error {
 	text, err := os.ReadFile(main)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", main, err)
+	}
+	if err := c.admit(); err != nil {
+		return err
 	}
 	if !bytes.Contains(text, []byte("include 'threadlab.conf'")) {
 		// Appending keeps the file's owner (postgres) when threadlab is root.
@@ -354,9 +397,45 @@ func (c *Cluster) configure() error {
 	return nil
 }
 
+// admit adds a pg_hba.conf entry per allowed client address, scram-sha-256
+// like every other; initdb's own entries admit loopback only.
+func (c *Cluster) admit() error {
+	if len(c.allow) == 0 {
+		return nil
+	}
+	hba := filepath.Join(c.data(), "pg_hba.conf")
+	text, err := os.ReadFile(hba)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", hba, err)
+	}
+	var add strings.Builder
+	for _, a := range c.allow {
+		mask := "/32"
+		if strings.Contains(a, ":") {
+			mask = "/128"
+		}
+		line := "host all all " + a + mask + " scram-sha-256\n"
+		if !bytes.Contains(text, []byte(line)) {
+			add.WriteString(line)
+		}
+	}
+	if add.Len() == 0 { // a port retry rewrote the rest of the configuration
+		return nil
+	}
+	f, err := os.OpenFile(hba, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", hba, err)
+	}
+	_, err = f.WriteString("# threadlab: the target host only\n" + add.String())
+	if err := errors.Join(err, f.Close()); err != nil {
+		return fmt.Errorf("append to %s: %w", hba, err)
+	}
+	return nil
+}
+
 // JDBCURL is the URL a Spring target's datasource uses.
 func (c *Cluster) JDBCURL() string {
-	return "jdbc:postgresql://127.0.0.1:" + strconv.Itoa(c.Port) + "/" + Database
+	return "jdbc:postgresql://" + net.JoinHostPort(c.Host, strconv.Itoa(c.Port)) + "/" + Database
 }
 
 // Properties are the Spring properties that point a target at the cluster.

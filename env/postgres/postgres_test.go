@@ -378,3 +378,21 @@ func TestTail(t *testing.T) {
 		}
 	}
 }
+
+// StartWith refuses a placement it cannot secure before it starts anything.
+func TestStartWithRefuses(t *testing.T) {
+	for _, c := range []struct {
+		why  string
+		opt  Options
+		want string
+	}{
+		{"a host name, not an address", Options{Listen: "db.example", Allow: []string{"10.0.0.2"}}, `"db.example" is not an IP address`},
+		{"an allowed client that is not an address", Options{Listen: "10.0.0.4", Allow: []string{"10.0.0.0/24"}}, `"10.0.0.0/24" is not an IP address`},
+		{"listening for nobody", Options{Listen: "10.0.0.4"}, "admits nobody"},
+	} {
+		c2, err := StartWith(context.Background(), nil, c.opt)
+		if c2 != nil || err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, %v; want an error saying %q", c.why, c2, err, c.want)
+		}
+	}
+}

@@ -19,26 +19,26 @@ func explain(name, dest, keyHost, stderr string, err error) error {
 	switch {
 	case strings.Contains(low, "remote host identification has changed") || strings.Contains(low, "host key for") && strings.Contains(low, "has changed"):
 		what = "host key mismatch: the host presents a different key than known_hosts records (a reinstalled host, or someone in between)"
-		fix = fmt.Sprintf("verify the new key out of band, then remove the old one with ssh-keygen -R %s and connect once with ssh %s to accept the new one", keyHost, dest)
+		fix = fmt.Sprintf("verify the new key out of band, then remove the old one with ssh-keygen -R %s and connect once with ssh %s to accept the new one", Quote(keyHost), Quote(dest))
 	case strings.Contains(low, "no matching host key") || strings.Contains(low, "host key verification failed"):
 		what = "host key not trusted: it is not in known_hosts, and threadlab never answers ssh's prompt (BatchMode)"
-		fix = fmt.Sprintf("connect once with ssh %s, check the key's fingerprint and accept it (or add it to known_hosts)", dest)
+		fix = fmt.Sprintf("connect once with ssh %s, check the key's fingerprint and accept it (or add it to known_hosts)", Quote(dest))
 	case strings.Contains(low, "permission denied"):
 		what = "the key was refused (" + last + ")"
-		fix = fmt.Sprintf("install your public key on the host (ssh-copy-id %s), or name the key with IdentityFile in ~/.ssh/config; threadlab runs ssh with BatchMode=yes and never types a password", dest)
+		fix = fmt.Sprintf("install your public key on the host (ssh-copy-id %s), or name the key with IdentityFile in ~/.ssh/config; threadlab runs ssh with BatchMode=yes and never types a password", Quote(dest))
 	case strings.Contains(low, "could not resolve hostname") || strings.Contains(low, "name or service not known"):
 		what = "unreachable: the host name does not resolve (" + last + ")"
 		fix = "correct the destination in hosts.yaml, or give it a HostName in ~/.ssh/config"
 	case strings.Contains(low, "connection refused"), strings.Contains(low, "timed out"), strings.Contains(low, "no route to host"),
 		strings.Contains(low, "network is unreachable"), strings.Contains(low, "connection closed"), strings.Contains(low, "connection reset"):
 		what = "unreachable (" + last + ")"
-		fix = fmt.Sprintf("check that the host is up, that sshd listens on the port ssh uses, and that `ssh %s true` works from this machine", dest)
+		fix = fmt.Sprintf("check that the host is up, that sshd listens on the port ssh uses, and that `ssh %s true` works from this machine", Quote(dest))
 	default:
 		what = fmt.Sprintf("ssh failed (%v)", err)
 		if msg != "" {
 			what += ": " + last
 		}
-		fix = fmt.Sprintf("run `ssh -v %s true` to see why", dest)
+		fix = fmt.Sprintf("run `ssh -v %s true` to see why", Quote(dest))
 	}
 	return &HostError{Host: name, What: what, Fix: fix, Stderr: msg}
 }

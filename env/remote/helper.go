@@ -18,16 +18,29 @@ import (
 
 // HelperCommand is the hidden subcommand of threadlab that answers the
 // questions a controller asks a host: `threadlab remote-helper jdk`,
-// `... freeport ADDRESS`, `... rtt HOST:PORT N`.
+// `... freeport ADDRESS`, `... rtt HOST:PORT N`, and samples /proc there
+// during a trial (`... sample [PIDFILE]`, sample.go).
 const HelperCommand = "remote-helper"
 
 // Helper is the body of `threadlab remote-helper`; it returns the exit status.
 func Helper(args []string, stdout, stderr io.Writer) int {
+	return helper(args, os.Stdin, stdout, stderr)
+}
+
+func helper(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: threadlab remote-helper jdk | freeport ADDRESS | rtt HOST:PORT N")
+		fmt.Fprintln(stderr, "usage: threadlab remote-helper jdk | freeport ADDRESS | rtt HOST:PORT N | sample [PIDFILE] | sink ADDRESS | push HOST:PORT BYTES | postgres LISTEN ALLOW...")
 		return 2
 	}
 	switch args[0] {
+	case "sample":
+		return sampleHelper(args[1:], stdin, stdout, stderr)
+	case "postgres":
+		return postgresHelper(args[1:], stdin, stdout, stderr)
+	case "sink":
+		return sinkHelper(args[1:], stdin, stdout, stderr)
+	case "push":
+		return pushHelper(args[1:], stdout, stderr)
 	case "jdk":
 		home, major, err := targets.FindJDK()
 		if err != nil {

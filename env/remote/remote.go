@@ -97,6 +97,7 @@ type Host struct {
 	mu      sync.Mutex
 	shipped map[string]string // sha256 -> remote path
 	binary  string            // remote path of threadlab
+	procs   int               // programs started, naming their pid files
 }
 
 // lockedBuffer is a bytes.Buffer safe for a process's writes and our reads.
@@ -210,7 +211,7 @@ func (h *Host) connect(ctx context.Context) error {
 			break
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("host %s: ssh did not connect within %s; fix: check that `ssh %s true` works from this machine", h.Name, s.opt.ConnectTimeout+10*time.Second, h.Dest)
+			return fmt.Errorf("host %s: ssh did not connect within %s; fix: check that `ssh %s true` works from this machine", h.Name, s.opt.ConnectTimeout+10*time.Second, Quote(h.Dest))
 		}
 	}
 	out, err := h.Output(ctx, "uname -s -m -n")
@@ -430,6 +431,9 @@ type Proc struct {
 	once sync.Once
 	// Grace is how long Stop waits for the remote side after closing the lifeline.
 	grace time.Duration
+	// PidFile is where the remote supervisor writes the program's pid on
+	// that host, for a sampler there (Host.Sample).
+	PidFile string
 }
 
 // Start runs spec.Argv on the host under `threadlab supervise`, in its own
@@ -453,7 +457,11 @@ func (h *Host) Start(spec Spec) (*Proc, error) {
 	}
 	argv := []string{"env"}
 	argv = append(argv, spec.Env...)
-	argv = append(argv, bin, "supervise", "--grace", grace.String(), "--")
+	h.mu.Lock()
+	h.procs++
+	pidfile := path.Join(h.Workdir, fmt.Sprintf("proc-%d.pid", h.procs))
+	h.mu.Unlock()
+	argv = append(argv, bin, "supervise", "--grace", grace.String(), "--pidfile", pidfile, "--")
 	argv = append(argv, spec.Argv...)
 	cmd := h.command("cd " + Quote(dir) + " && exec " + QuoteArgs(argv))
 	in, err := cmd.StdinPipe()
@@ -465,7 +473,7 @@ func (h *Host) Start(spec Spec) (*Proc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("host %s: start %s: %w", h.Name, spec.Argv[0], err)
 	}
-	p := &Proc{cmd: cmd, in: in, done: make(chan struct{}), grace: grace}
+	p := &Proc{cmd: cmd, in: in, done: make(chan struct{}), grace: grace, PidFile: pidfile}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)

@@ -31,6 +31,7 @@ func Main(args []string, ctl io.Reader, report io.Writer, holdFrom int) int {
 	hold := fs.Int("hold", 0, "number of inherited files to keep open until everything is gone")
 	uid := fs.Int("uid", -1, "run the program as this user id")
 	gid := fs.Int("gid", -1, "run the program with this group id")
+	pidfile := fs.String("pidfile", "", "write the program's pid to this file once it runs (a remote host's sampler reads it)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -69,6 +70,13 @@ func Main(args []string, ctl io.Reader, report io.Writer, holdFrom int) int {
 		return 127
 	}
 	fmt.Fprintf(report, "pid %d\n", cmd.Process.Pid)
+	if *pidfile != "" {
+		// Written whole, then renamed: a reader never sees half a number.
+		tmp := *pidfile + ".part"
+		if err := os.WriteFile(tmp, []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644); err == nil {
+			err = os.Rename(tmp, *pidfile)
+		}
+	}
 	sv := &supervisor{pid: cmd.Process.Pid, exited: make(chan struct{})}
 	go func() {
 		sv.state, _ = cmd.Process.Wait()

@@ -172,7 +172,7 @@ func Runs(a, b *record.Run, opt Options) (*Result, error) {
 	if err := res.compareFingerprints(a, b); err != nil {
 		return nil, err
 	}
-	res.Design = design(a, b)
+	res.Design = append(design(a, b), hostsDesign(a, b)...)
 
 	oldCells, newCells := cells(a), cells(b)
 	keys := order(a, b, oldCells, newCells)

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/threadlab/threadlab/env"
+	"github.com/threadlab/threadlab/pipeline/markdown"
 	"github.com/threadlab/threadlab/pipeline/stats"
 )
 
@@ -44,7 +45,7 @@ func (r *Result) Markdown(w io.Writer) error {
 		name string
 		side Side
 	}{{"old", r.Old}, {"new", r.New}} {
-		fmt.Fprintf(bw, "| %s | `%s` | %s | %s | %s | %s |\n", s.name, strings.NewReplacer("`", "'", "|", `\|`).Replace(s.side.Dir),
+		fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s |\n", s.name, markdown.Code(s.side.Dir),
 			md(s.side.Experiment), md(orDash(s.side.Profile)), md(orDash(s.side.State)), trialCount(s.side))
 	}
 	fmt.Fprintf(bw, "\n%s\n", md(r.verdictLine()))
@@ -55,7 +56,7 @@ func (r *Result) Markdown(w io.Writer) error {
 			if v.Changed() {
 				mark = "**"
 			}
-			fmt.Fprintf(bw, "| %s `%s` | %s | %s%s%s | %s | %s |\n", md(v.Says), strings.ReplaceAll(v.ID, "`", "'"), md(v.Old), mark, md(v.New), mark, md(orDash(v.OldFigure)), md(orDash(v.NewFigure)))
+			fmt.Fprintf(bw, "| %s %s | %s | %s%s%s | %s | %s |\n", md(v.Says), markdown.Code(v.ID), md(v.Old), mark, md(v.New), mark, md(orDash(v.OldFigure)), md(orDash(v.NewFigure)))
 		}
 	}
 	for _, t := range r.Tables {
@@ -466,10 +467,7 @@ func cellName(r Row) string {
 	return strings.Join(parts, " ")
 }
 
-// md escapes a table cell or line for Markdown: pipes would split a cell,
-// newlines end a row, and < could open HTML (a fingerprint value or a
-// reason comes from the host, not from threadlab).
-func md(s string) string {
-	r := strings.NewReplacer("|", `\|`, "\n", " ", "\r", "", "<", "&lt;")
-	return r.Replace(s)
-}
+// md makes untrusted text (claim text, fingerprint values, reasons from
+// the host) plain text on one line of Markdown (pipeline/markdown owns the
+// rules).
+func md(s string) string { return markdown.Text(s) }

@@ -32,11 +32,19 @@ const (
 // in ended (the controller closed it, or the ssh session ended) or out can
 // no longer be written. It returns ctx's error when ctx ends first.
 func Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	return serve(ctx, in, out, 0)
+	return serve(ctx, in, out, quirks{})
 }
 
-// serve is Serve with a clock skewed by skew, to test offset measurement.
-func serve(ctx context.Context, in io.Reader, out io.Writer, skew time.Duration) error {
+// quirks are faults a test gives an in-process agent: a clock skewed by
+// skew (offset measurement), and bursts released late by lateRelease (the
+// release-spread check).
+type quirks struct {
+	skew, lateRelease time.Duration
+}
+
+// serve is Serve with quirks.
+func serve(ctx context.Context, in io.Reader, out io.Writer, q quirks) error {
+	skew := q.skew
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -118,6 +126,11 @@ loop:
 				jobs.Add(1)
 				go func() {
 					defer jobs.Done()
+					for i := range plan.Groups {
+						if g := &plan.Groups[i]; g.Model == load.Burst && q.lateRelease > 0 {
+							g.ReleaseAt = max(g.ReleaseAt, g.Start) + q.lateRelease
+						}
+					}
 					ans := runJob(ctx, plan, start, skew)
 					busy.Store(false)
 					send(ans)

@@ -45,7 +45,7 @@ func pipeAgent(t *testing.T, name string, skew time.Duration) (Agent, <-chan err
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		err := serve(context.Background(), inR, outW, skew)
+		err := serve(context.Background(), inR, outW, quirks{skew: skew})
 		outW.Close()
 		inR.Close()
 		done <- err
@@ -436,7 +436,7 @@ func TestServeProtocol(t *testing.T) {
 		why, send, want string // want: a substring of the answer
 	}{
 		{"a shell's noise", "Last login: Tue Dec  1\n", `"type":"error","error":"not a protocol message`},
-		{"blank lines are skipped, then a ping", "\n  \n" + `{"type":"ping","seq":7}` + "\n", `{"type":"pong","seq":7,"version":1,"clock":`},
+		{"blank lines are skipped, then a ping", "\n  \n" + `{"type":"ping","seq":7}` + "\n", `{"type":"pong","seq":7,"version":2,"clock":`},
 		{"a job long past its start", job(time.Now().Add(-time.Second), time.Second), "after its start instant (more than 250ms late)"},
 		{"a job far ahead", job(time.Now().Add(time.Minute), time.Second), "s away (more than 30s): the clock offset measured for this host is wrong"},
 		{"a short job", job(time.Now(), 300*time.Millisecond), `{"type":"result","result":{"start":`},

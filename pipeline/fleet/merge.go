@@ -25,6 +25,9 @@ import (
 //     them at one instant, so the shift is normally 0), with each second's
 //     histograms added and its p50/p99 read from the sum.
 //   - Wall: the longest generator's; RPS is the summed requests over it.
+//   - bursts: each generator's release instant (Releases), the earliest as
+//     Release and the spread between the first and the last share to leave
+//     (ReleaseSpread), which the pipeline bounds.
 //   - Self: CPU seconds, CPU percent, cores and sockets summed; Saturated if
 //     any generator was, and Reason names which ("generator 2: ...").
 //
@@ -67,6 +70,11 @@ func merge(parts []*load.Result, names []string) (*load.Result, error) {
 			return nil, err
 		}
 		out.Groups = append(out.Groups, g)
+	}
+	for gi := range out.Groups {
+		if out.Groups[gi].Model == load.Burst {
+			releases(&out.Groups[gi], parts, gi, out.Start)
+		}
 	}
 	out.Self = mergeSelf(parts, names)
 	var stalled []string
@@ -144,6 +152,35 @@ func mergeGroup(parts []*load.Result, gi int, shift []int, names []string) (load
 	}
 	out.Stalled = strings.Join(stalled, "; ")
 	return out, nil
+}
+
+// releases sets a merged burst's release instants: each part's release
+// (its Start plus its group's Release) as an offset from the merged start,
+// the earliest as the group's Release, and with several parts their
+// spread, the latest minus the earliest. Parts are on one clock (Drive
+// converted them), so the spread is as good as the clock offsets, each
+// within half its ping's round trip.
+func releases(g *load.GroupResult, parts []*load.Result, gi int, start time.Time) {
+	at := make([]time.Duration, len(parts))
+	for i, p := range parts {
+		at[i] = p.Start.Add(p.Groups[gi].Release).Sub(start)
+	}
+	g.Release = slices.Min(at)
+	if len(parts) > 1 {
+		g.Releases = at
+		g.ReleaseSpread = slices.Max(at) - g.Release
+		// The burst's wall runs from the first share's release to the last
+		// answer of any share: a late share lengthens it, as it would one
+		// generator's.
+		var end time.Duration
+		for i, p := range parts {
+			end = max(end, at[i]+p.Groups[gi].Wall)
+		}
+		g.Wall = end - g.Release
+		if g.Wall > 0 {
+			g.RPS = float64(g.Requests) / g.Wall.Seconds()
+		}
+	}
 }
 
 // addHist returns sum + h without changing either (sum is a fresh copy the

@@ -11,6 +11,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/pipeline/record"
 )
 
 // The agent protocol: one JSON object per line, both ways.
@@ -27,7 +28,7 @@ import (
 // encoding (the one of .hlog files), durations as nanoseconds, times as Unix
 // nanoseconds, and floats in the shortest form that parses back to the same
 // bits (NaN and infinities as strings), so a Result round-trips exactly.
-const protocolVersion = 1
+const protocolVersion = 2 // 2: bursts carry their release instant (release_ns)
 
 // Message kinds.
 const (
@@ -101,6 +102,9 @@ type wireGroup struct {
 	LatePct       num              `json:"late_pct"`
 	MaxInFlight   int              `json:"max_in_flight"`
 	Stalled       string           `json:"stalled,omitempty"`
+	Release       int64            `json:"release_ns"`                  // burst: ns from the result's start to the release
+	Releases      []int64          `json:"releases_ns,omitempty"`       // a merged burst: each generator's release
+	ReleaseSpread int64            `json:"release_spread_ns,omitempty"` // a merged burst: latest minus earliest release
 }
 
 type wireSecond struct {
@@ -177,11 +181,18 @@ func encodeHist(h *hdrhistogram.Histogram) (*string, error) {
 	return &s, nil
 }
 
-func decodeHist(s *string) (*hdrhistogram.Histogram, error) {
+// maxResultHist bounds the decoded histograms of one agent result. Each
+// is checked to have threadlab's geometry (record.HistogramBudget), so a
+// compromised or buggy load host cannot make the controller allocate what a
+// header claims; an hour-long trial of ten groups at one histogram per
+// second (20 KB each) stays under this.
+const maxResultHist = 1 << 30
+
+func decodeHist(b *record.HistogramBudget, s *string) (*hdrhistogram.Histogram, error) {
 	if s == nil {
 		return nil, nil
 	}
-	return hdrhistogram.Decode([]byte(*s))
+	return b.Decode(*s)
 }
 
 // toWire encodes a Result for the controller.
@@ -199,7 +210,11 @@ func toWire(r *load.Result) (*wireResult, error) {
 			Name: g.Name, Model: g.Model, Requests: g.Requests, Errors: g.Errors, OK: g.OK,
 			ErrorsByClass: g.ErrorsByClass, Wall: int64(g.Wall), RPS: num(g.RPS), Headers: g.Headers,
 			AskedRate: num(g.AskedRate), AchievedRate: num(g.AchievedRate), Missed: g.Missed,
-			LatePct: num(g.LatePct), MaxInFlight: g.MaxInFlight, Stalled: g.Stalled,
+			LatePct: num(g.LatePct), MaxInFlight: g.MaxInFlight, Stalled: g.Stalled, Release: int64(g.Release),
+			ReleaseSpread: int64(g.ReleaseSpread),
+		}
+		for _, r := range g.Releases {
+			wg.Releases = append(wg.Releases, int64(r))
 		}
 		var err error
 		if wg.Latency, err = encodeHist(g.Latency); err != nil {
@@ -233,15 +248,23 @@ func fromWire(w *wireResult) (*load.Result, error) {
 	if w.Groups != nil {
 		r.Groups = make([]load.GroupResult, 0, len(w.Groups))
 	}
+	budget := record.NewHistogramBudget(maxResultHist)
 	for _, wg := range w.Groups {
 		g := load.GroupResult{
 			Name: wg.Name, Model: wg.Model, Requests: wg.Requests, Errors: wg.Errors, OK: wg.OK,
 			ErrorsByClass: wg.ErrorsByClass, Wall: time.Duration(wg.Wall), RPS: float64(wg.RPS), Headers: wg.Headers,
 			AskedRate: float64(wg.AskedRate), AchievedRate: float64(wg.AchievedRate), Missed: wg.Missed,
-			LatePct: float64(wg.LatePct), MaxInFlight: wg.MaxInFlight, Stalled: wg.Stalled,
+			LatePct: float64(wg.LatePct), MaxInFlight: wg.MaxInFlight, Stalled: wg.Stalled, Release: time.Duration(wg.Release),
+			ReleaseSpread: time.Duration(wg.ReleaseSpread),
+		}
+		for _, r := range wg.Releases {
+			g.Releases = append(g.Releases, time.Duration(r))
+		}
+		if len(wg.Headers) > load.MaxHeaderValues+1 {
+			return nil, fmt.Errorf("group %s: %d distinct header values, more than an agent keeps (%d)", wg.Name, len(wg.Headers), load.MaxHeaderValues)
 		}
 		var err error
-		if g.Latency, err = decodeHist(wg.Latency); err != nil {
+		if g.Latency, err = decodeHist(budget, wg.Latency); err != nil {
 			return nil, fmt.Errorf("group %s: latency histogram: %w", wg.Name, err)
 		}
 		if wg.Series != nil {
@@ -249,7 +272,7 @@ func fromWire(w *wireResult) (*load.Result, error) {
 		}
 		for _, ws := range wg.Series {
 			s := load.Second{T: ws.T, Requests: ws.Requests, Errors: ws.Errors, P50Ms: float64(ws.P50Ms), P99Ms: float64(ws.P99Ms)}
-			if s.Latency, err = decodeHist(ws.Latency); err != nil {
+			if s.Latency, err = decodeHist(budget, ws.Latency); err != nil {
 				return nil, fmt.Errorf("group %s, second %d: histogram: %w", wg.Name, ws.T, err)
 			}
 			g.Series = append(g.Series, s)

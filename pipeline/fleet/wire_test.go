@@ -147,7 +147,7 @@ func full() *load.Result {
 			},
 			Headers:   map[string]int64{"virtual-1": 5, "": 1, "ünïcode \"quoted\"\n": 2},
 			AskedRate: 1e-300, AchievedRate: 5e300, Missed: 3, LatePct: 0.30000000000000004, MaxInFlight: 10000,
-			Stalled: "no response for 5s",
+			Stalled: "no response for 5s", Release: 500*time.Millisecond + 1, Releases: []time.Duration{500 * time.Millisecond, 503 * time.Millisecond}, ReleaseSpread: 3 * time.Millisecond,
 		}},
 		Self:    load.SelfCheck{CPUSeconds: 0.333, CPUPct: math.Inf(-1), Cores: 2, Sockets: 40, Saturated: true, Reason: "late"},
 		Stalled: "group io: no response for 5s",
@@ -273,4 +273,16 @@ func FuzzDecodeResult(f *testing.F) {
 		}
 		fromWire(m.Result) // must not panic
 	})
+}
+
+// TestResultHostileHistogram: an agent's result whose histogram header
+// claims 1..MaxInt64 at 5 digits (53 characters that would allocate 49 MB)
+// is refused with an error naming the group, before the allocation.
+func TestResultHostileHistogram(t *testing.T) {
+	const wide = "HISTFAAAAB54nJJpmSzMgACsUJqx/j8E2H+ACAACAAD//5XnCfQ=" // record's craftHist(1, MaxInt64, 5, nil)
+	s := wide
+	_, err := fromWire(&wireResult{Groups: []wireGroup{{Name: "main", Latency: &s}}})
+	if err == nil || !strings.Contains(err.Error(), "group main") || !strings.Contains(err.Error(), "not a histogram threadlab wrote") {
+		t.Fatalf("hostile histogram in a result: %v", err)
+	}
 }

@@ -170,7 +170,12 @@ func (g *groupRun) runBurst() {
 		}()
 	}
 	ready.Wait()
+	if g.ReleaseAt > 0 && !g.sleepUntil(int64(g.ReleaseAt)) {
+		done.Wait() // ctx ended: every worker sees it and returns unsent
+		return
+	}
 	at = g.now()
+	g.release = at
 	close(release)
 	done.Wait()
 }

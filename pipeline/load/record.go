@@ -164,6 +164,16 @@ func (t *tally) add(intended, sent, end int64, c class) {
 	}
 }
 
+// MaxHeaderValues bounds the distinct values of the counted header kept per
+// group: a target answering a unique value per request (count_header:
+// X-Request-Id) would otherwise grow memory, and an agent's result line,
+// by one key per request. Values past it are counted under HeaderOverflow,
+// so the counts still add up and the distinct count is a lower bound.
+const MaxHeaderValues = 100_000
+
+// HeaderOverflow is the key that counts the values past MaxHeaderValues.
+const HeaderOverflow = "(more distinct values than threadlab keeps)"
+
 // header counts one value of the counted header.
 func (t *tally) header(v []byte) {
 	if t.headers == nil {
@@ -173,8 +183,16 @@ func (t *tally) header(v []byte) {
 		*p++
 		return
 	}
+	key := string(v)
+	if len(t.headers) >= MaxHeaderValues {
+		key = HeaderOverflow
+		if p, ok := t.headers[key]; ok {
+			*p++
+			return
+		}
+	}
 	one := int64(1)
-	t.headers[string(v)] = &one
+	t.headers[key] = &one
 }
 
 func (t *tally) flush() {
@@ -206,6 +224,9 @@ func (t *tally) flush() {
 		r.headers = make(map[string]int64)
 	}
 	for k, p := range t.headers {
+		if _, ok := r.headers[k]; !ok && len(r.headers) >= MaxHeaderValues {
+			k = HeaderOverflow
+		}
 		r.headers[k] += *p
 		*p = 0
 	}

@@ -47,6 +47,8 @@ type groupRun struct {
 	sent      atomic.Int64
 	missed    atomic.Int64
 	askedRate float64
+
+	release int64 // burst: when the burst was released, ns since the run start
 }
 
 // now is the time since the run start in ns, on the monotonic clock.
@@ -304,7 +306,7 @@ func (g *groupRun) sleepUntil(t int64) bool {
 }
 
 func (g *groupRun) result() GroupResult {
-	r := GroupResult{Name: g.Name, Model: g.Model, Stalled: g.stalled()}
+	r := GroupResult{Name: g.Name, Model: g.Model, Stalled: g.stalled(), Release: durationNs(g.release)}
 	g.rec.result(&r)
 	if g.late != nil {
 		r.MaxInFlight = g.MaxInFlight

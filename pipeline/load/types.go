@@ -59,6 +59,13 @@ type Group struct {
 	Rate        float64       // open: requests per second
 	MaxInFlight int           // open: cap on requests in flight; sends beyond it are Missed. 0 = 10000
 	Burst       int           // burst: requests released at once
+	// ReleaseAt (burst) holds the release until this offset from the start
+	// of the trial, once every connection is up: several generators
+	// splitting one burst (pipeline/fleet) release their shares at one
+	// agreed instant rather than each when its own connects are done. 0
+	// releases as soon as the connections are up. A generator whose connects
+	// take longer releases late, and GroupResult.Release shows it.
+	ReleaseAt   time.Duration
 	Stages      []Stage       // ramp
 	Smooth      bool          // ramp: interpolate between stages instead of stepping
 	Start       time.Duration // offset from the start of the trial
@@ -165,6 +172,17 @@ type GroupResult struct {
 	LatePct       float64          // open: share of sends later than 1 ms past their intended time, x100
 	MaxInFlight   int              // open: the in-flight cap in force (Group.MaxInFlight, lowered to fit RLIMIT_NOFILE)
 	Stalled       string           // why the stall watchdog stopped the group early; empty when it did not
+	// Release (burst) is when the burst was released, as an offset from
+	// Result.Start; 0 for the other models. A merged result of several
+	// generators (pipeline/fleet) keeps the earliest, and Releases and
+	// ReleaseSpread say how far apart the shares left.
+	Release time.Duration
+	// Releases (merged bursts) is each generator's release, as an offset
+	// from the merged Result.Start on the controller's clock, in generator
+	// order; ReleaseSpread is the latest minus the earliest. Nil and 0 for
+	// one generator.
+	Releases      []time.Duration
+	ReleaseSpread time.Duration
 }
 
 // QuantileMs returns the q-th percentile (0..100) of the latency record in milliseconds.

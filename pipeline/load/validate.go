@@ -11,6 +11,16 @@ const MaxRate = 1e6
 
 const maxRate = MaxRate
 
+// Limits a plan must keep, the same as a manifest's (experiments/limits.go):
+// `threadlab load` and a load agent take plans from flags and from the
+// controller, not only from a validated manifest. A group's per-second
+// histograms cost about 20 KB a second, so an hour is 70 MB per group.
+const (
+	MaxGroups   = 1000
+	MaxDuration = time.Hour // a group's duration, start, and each ramp stage
+	MaxUsers    = 1_000_000 // users or burst size of a group
+)
+
 // Validate checks the plan and says how to fix the first problem it finds.
 func (p Plan) Validate() error {
 	if _, err := parseTarget(p.Target); err != nil {
@@ -18,6 +28,9 @@ func (p Plan) Validate() error {
 	}
 	if len(p.Groups) == 0 {
 		return fmt.Errorf("plan has no groups: add at least one")
+	}
+	if len(p.Groups) > MaxGroups {
+		return fmt.Errorf("plan has %d groups, more than %d: each holds histograms of its own (140 KB up front); split the load", len(p.Groups), MaxGroups)
 	}
 	names := map[string]bool{}
 	for i, g := range p.Groups {
@@ -84,6 +97,9 @@ func (g Group) validate() error {
 	default:
 		return fmt.Errorf("unknown model %q: use %s, %s, %s or %s", g.Model, Closed, Open, Burst, Ramp)
 	}
+	if err := g.checkLimits(); err != nil {
+		return err
+	}
 	if g.MaxInFlight < 0 {
 		return fmt.Errorf("max_in_flight must be >= 0 (0 means %d)", defaultMaxInFlight)
 	}
@@ -95,13 +111,16 @@ func (g Group) validate() error {
 	case g.Preallocate > 0 && g.MaxInFlight > 0 && g.MaxInFlight < g.Preallocate:
 		return fmt.Errorf("max_in_flight %d is below preallocate %d: raise max_in_flight or leave it 0 (then it is preallocate)", g.MaxInFlight, g.Preallocate)
 	}
+	if g.ReleaseAt != 0 && g.Model != Burst {
+		return fmt.Errorf("release_at applies to a burst: a %s group has no single release; remove it", g.Model)
+	}
 	if g.MaxDials < 0 {
 		return fmt.Errorf("max_dials must be >= 0 (0 means all connections at once for a burst or without keep-alive, else %d)", defaultMaxDials)
 	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"start", g.Start}, {"connect_timeout", g.ConnectTimeout}, {"timeout", g.Timeout}} {
+	}{{"start", g.Start}, {"release_at", g.ReleaseAt}, {"connect_timeout", g.ConnectTimeout}, {"timeout", g.Timeout}} {
 		if d.v < 0 {
 			return fmt.Errorf("%s is negative (%v): use 0 or more", d.name, d.v)
 		}
@@ -116,6 +135,31 @@ func (g Group) validate() error {
 		if _, err := buildWire(target{hostHdr: "x"}, r, false); err != nil {
 			return fmt.Errorf("request %d: %w", j+1, err)
 		}
+	}
+	return nil
+}
+
+// checkLimits refuses durations, stages and user counts past the plan
+// limits (the manifest's own caps), naming the field.
+func (g Group) checkLimits() error {
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"duration", g.Duration}, {"start", g.Start}} {
+		if d.v > MaxDuration {
+			return fmt.Errorf("%s %v is longer than %v: split the load into shorter trials", d.name, d.v, MaxDuration)
+		}
+	}
+	for j, s := range g.Stages {
+		if s.Duration > MaxDuration {
+			return fmt.Errorf("stage %d: duration %v is longer than %v", j+1, s.Duration, MaxDuration)
+		}
+		if s.Users > MaxUsers {
+			return fmt.Errorf("stage %d: %d users, more than %d", j+1, s.Users, MaxUsers)
+		}
+	}
+	if g.Users > MaxUsers || g.Burst > MaxUsers {
+		return fmt.Errorf("users %d / burst %d: more than %d", g.Users, g.Burst, MaxUsers)
 	}
 	return nil
 }

@@ -38,6 +38,24 @@ func TestValidate(t *testing.T) {
 		}), "stage 1: duration"},
 		{"unknown model", "http://127.0.0.1", with(func(g *Group) { g.Model = "poisson" }), `unknown model "poisson"`},
 		{"negative start", "http://127.0.0.1", with(func(g *Group) { g.Start = -1 }), "start is negative"},
+		{"a century of load (threadlab load --duration 876000h)", "http://127.0.0.1", with(func(g *Group) { g.Duration = 876000 * time.Hour }), "duration 876000h0m0s is longer than 1h0m0s"},
+		{"an hour is the limit, as in a manifest", "http://127.0.0.1", with(func(g *Group) { g.Duration = time.Hour }), ""},
+		{"a start past the limit", "http://127.0.0.1", with(func(g *Group) { g.Start = 2 * time.Hour }), "start 2h0m0s is longer"},
+		{"a ramp stage past the limit", "http://127.0.0.1", with(func(g *Group) {
+			g.Model = Ramp
+			g.Stages = []Stage{{Duration: 61 * time.Minute, Users: 1}}
+		}), "stage 1: duration 1h1m0s is longer"},
+		{"more users than a manifest allows", "http://127.0.0.1", with(func(g *Group) { g.Users = MaxUsers + 1 }), "more than 1000000"},
+		{"more groups than a manifest allows (each 140 KB of histograms up front)", "http://127.0.0.1", func() []Group {
+			gs := make([]Group, MaxGroups+1)
+			for i := range gs {
+				gs[i] = ok
+				gs[i].Name = "g" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + strings.Repeat("y", i/26)
+			}
+			return gs
+		}(), "more than 1000"},
+		{"release_at on a closed group", "http://127.0.0.1", with(func(g *Group) { g.ReleaseAt = time.Second }), "release_at applies to a burst"},
+		{"negative release_at", "http://127.0.0.1", with(func(g *Group) { g.Model = Burst; g.Burst = 1; g.ReleaseAt = -1 }), "release_at is negative"},
 		{"no requests", "http://127.0.0.1", with(func(g *Group) { g.Requests = nil }), "no requests"},
 		{"relative path", "http://127.0.0.1", with(func(g *Group) { g.Requests = get("io") }), "must start with /"},
 		{"bad template", "http://127.0.0.1", with(func(g *Group) { g.Requests = get("/{random 5..1}") }), "0 <= A <= B"},

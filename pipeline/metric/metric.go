@@ -92,6 +92,8 @@ var Defs = []Def{
 		func(t record.Trial) float64 { return float64(t.Missed) }},
 	{"late_pct", "late_pct", "late sends (% of sends)", "%", false, "load generator: arrivals sent behind schedule", false,
 		func(t record.Trial) float64 { return t.LatePct }},
+	{"release_spread_ms", "release_spread_ms", "burst release spread across generators (ms)", "ms", false, "fleet: the latest generator's release of its share of the burst minus the earliest, on the agreed clock (noise.max_release_spread bounds it)", false,
+		func(t record.Trial) float64 { return t.ReleaseSpreadMs }},
 	{"host_busy_pct", "host_busy_pct", "host busy before the trial (% of all CPUs)", "% of all CPUs", false, "host check: CPU used outside threadlab before the trial", false,
 		func(t record.Trial) float64 { return t.HostBusyPct }},
 	{"host_outside_pct", "host_outside_pct", "host CPU outside threadlab during the window (% of one core)", "% of one core", false, "series: host CPU minus threadlab, the target and its services, averaged over the window (the in-trial noise gate)", false,

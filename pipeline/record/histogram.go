@@ -142,7 +142,10 @@ func ReadHistogramLog(path string) (*HistogramLog, error) {
 // whose tag keep accepts (nil keeps all): a report that needs each group's
 // whole-trial histogram need not decode a histogram per second.
 func ReadHistogramLogTags(path string, keep func(tag string) bool) (*HistogramLog, error) {
-	f, err := os.Open(path)
+	if err := CheckDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -157,24 +160,33 @@ func ParseHistogramLog(r io.Reader, name string) (*HistogramLog, error) {
 	return parseHistogramLog(r, name, nil)
 }
 
+// maxLogLine bounds a line of a histogram log: its histogram and a few
+// numbers.
+const maxLogLine = MaxHistogramText + 4<<10
+
 func parseHistogramLog(r io.Reader, name string, keep func(string) bool) (*HistogramLog, error) {
-	br := bufio.NewReader(r)
+	br := bufio.NewReaderSize(r, maxLogLine)
 	l := &HistogramLog{}
+	budget := NewHistogramBudget(DefaultHistogramBudget)
 	for n := 1; ; n++ {
-		line, err := br.ReadString('\n')
+		b, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			return nil, fmt.Errorf("%s:%d: a line longer than %d bytes (the file is not an HdrHistogram interval log threadlab wrote; rewrite it with threadlab or delete it)", name, n, maxLogLine)
+		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		line := string(b)
 		torn := errors.Is(err, io.EOF) && line != ""
 		if line == "" && err != nil {
 			return l, nil
 		}
-		iv, skip, perr := parseIntervalLine(strings.TrimRight(line, "\r\n"), l, keep)
+		iv, skip, perr := parseIntervalLine(strings.TrimRight(line, "\r\n"), l, keep, budget)
 		if perr != nil {
 			if torn {
 				return l, nil
 			}
-			return nil, fmt.Errorf("%s:%d: %w (the file is not an HdrHistogram interval log; rewrite it with threadlab or delete it)", name, n, perr)
+			return nil, fmt.Errorf("%s:%d: %w (the file is not an HdrHistogram interval log threadlab wrote; rewrite it with threadlab or delete it)", name, n, perr)
 		}
 		if !skip {
 			l.Intervals = append(l.Intervals, iv)
@@ -185,7 +197,7 @@ func parseHistogramLog(r io.Reader, name string, keep func(string) bool) (*Histo
 	}
 }
 
-func parseIntervalLine(line string, l *HistogramLog, keep func(string) bool) (Interval, bool, error) {
+func parseIntervalLine(line string, l *HistogramLog, keep func(string) bool, budget *HistogramBudget) (Interval, bool, error) {
 	if line == "" || strings.HasPrefix(line, `"StartTimestamp"`) {
 		return Interval{}, true, nil
 	}
@@ -221,7 +233,7 @@ func parseIntervalLine(line string, l *HistogramLog, keep func(string) bool) (In
 	if keep != nil && !keep(iv.Tag) {
 		return iv, true, nil
 	}
-	iv.Hist, err = hdrhistogram.Decode([]byte(fields[3]))
+	iv.Hist, err = budget.Decode(fields[3])
 	if err != nil {
 		return iv, false, fmt.Errorf("histogram at %ss: %w", fields[0], err)
 	}

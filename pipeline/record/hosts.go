@@ -15,6 +15,19 @@ type Hosts struct {
 	// RTT is the TCP round trip from each load host to the target host,
 	// measured with connects before the first trial.
 	RTT []RTT `json:"rtt_to_target,omitempty"`
+	// Network is a short probe between every pair of hosts before the
+	// first trial (issue 25): TCP connect round trips and a bulk transfer.
+	Network []Link `json:"network,omitempty"`
+}
+
+// Link is the network from one host to another as the probe found it.
+type Link struct {
+	From     string  `json:"from"`
+	To       string  `json:"to"`
+	RTT      RTT     `json:"rtt"`
+	MbitS    float64 `json:"mbit_s"`          // Mbit/s of a bulk transfer, timed until the far end had every byte
+	Bytes    int64   `json:"bytes"`           // what the transfer sent
+	Problems string  `json:"error,omitempty"` // why a figure is missing
 }
 
 // RemoteHost is one host of the inventory as the run found it.

@@ -24,11 +24,13 @@
 package record
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -114,6 +116,16 @@ type Trial struct {
 	JVMLiveThreads     int     `csv:"jvm_live_threads"`     // highest live platform threads of the scrapes
 	PeakVirtualThreads int     `csv:"peak_virtual_threads"` // highest count of requests on virtual threads of the scrapes
 	PeakHikariPending  int     `csv:"peak_hikari_pending"`  // highest count of threads waiting for a pooled connection
+
+	// Multi-host runs (issue 25): how far apart the shares of a burst split
+	// across generators left, first to last, on the agreed clock; 0 for one
+	// generator and for the other models.
+	ReleaseSpreadMs float64 `csv:"release_spread_ms"`
+	// HostsNoise is each host's CPU used outside threadlab and its steal
+	// during the window, % of one core, measured on that host ("target
+	// tl-target 3.1% (steal 0.0%); load tl-load1 ..."); host_outside_pct
+	// and host_steal_pct hold the highest. Empty on one machine.
+	HostsNoise string `csv:"hosts_noise"`
 }
 
 // Key identifies the cell a trial belongs to.
@@ -361,41 +373,85 @@ func WriteCSV[T any](dir, name string, rows []T) error {
 	return WriteFile(dir, name, buf.Bytes())
 }
 
-// ReadCSV reads dir/name. A missing file is an empty slice; a torn final
-// line (a crash mid-append) is dropped.
+// ReadCSV reads dir/name, row by row: a large series.csv costs its rows,
+// not its text as well. A missing file is an empty slice; a torn final
+// line (a crash mid-append) is dropped. The file must be a regular file,
+// not a link (OpenRegular).
 func ReadCSV[T any](dir, name string) ([]T, error) {
 	path := filepath.Join(dir, name)
-	b, err := os.ReadFile(path)
+	f, err := OpenRegular(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if i := bytes.LastIndexByte(b, '\n'); i >= 0 && i < len(b)-1 {
-		b = b[:i+1] // torn last line
-	}
+	defer f.Close()
+	lr := &wholeLines{br: bufio.NewReaderSize(f, maxCSVLine)}
+	c := make(chan T, 256)
+	errc := make(chan error, 1)
+	go func() { errc <- gocsv.UnmarshalToChan(lr, c) }() // closes c when done
 	var rows []T
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil, nil
+	for row := range c {
+		rows = append(rows, row)
 	}
-	if err := gocsv.UnmarshalBytes(b, &rows); err != nil {
+	if err := <-errc; err != nil {
+		if errors.Is(err, io.EOF) && len(rows) == 0 && lr.err == io.EOF {
+			return nil, nil // empty, or a header alone
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	missingGauges(b, rows)
+	missingGauges(lr.header, rows)
 	return rows, nil
+}
+
+// maxCSVLine bounds one line of a CSV file of a run: ours are under a few
+// kilobytes, so a longer one is not ours.
+const maxCSVLine = 1 << 20
+
+// wholeLines passes on only lines that end in a newline: the torn last line
+// a crash mid-append leaves is dropped. It keeps the first line (the
+// header) for missingGauges.
+type wholeLines struct {
+	br     *bufio.Reader
+	buf    []byte
+	header []byte
+	err    error
+}
+
+func (l *wholeLines) Read(p []byte) (int, error) {
+	for len(l.buf) == 0 {
+		if l.err != nil {
+			return 0, l.err
+		}
+		line, err := l.br.ReadSlice('\n')
+		switch {
+		case err == nil:
+			l.buf = line
+			if l.header == nil {
+				l.header = bytes.Clone(line)
+			}
+		case errors.Is(err, bufio.ErrBufferFull):
+			l.err = fmt.Errorf("a line longer than %d bytes: not a file threadlab wrote", maxCSVLine)
+		default:
+			l.err = err // io.EOF drops a torn last line
+		}
+	}
+	n := copy(p, l.buf)
+	l.buf = l.buf[n:]
+	return n, nil
 }
 
 // missingGauges marks the Gauge columns of T that the file's header lacks
 // as missing in every row: a column added after the file was written
 // (series.csv's virtual_threads) was not measured, and gocsv would leave
 // it at 0, which reads as a measured zero.
-func missingGauges[T any](data []byte, rows []T) {
+func missingGauges[T any](header []byte, rows []T) {
 	t := reflect.TypeOf((*T)(nil)).Elem()
 	if t.Kind() != reflect.Struct || len(rows) == 0 {
 		return
 	}
-	line, _, _ := bytes.Cut(data, []byte("\n"))
+	line, _, _ := bytes.Cut(header, []byte("\n"))
 	names, err := csv.NewReader(bytes.NewReader(line)).Read()
 	if err != nil {
 		return
@@ -417,28 +473,57 @@ func missingGauges[T any](data []byte, rows []T) {
 	}
 }
 
-// WriteFile replaces dir/name atomically.
+// WriteFile replaces dir/name atomically and durably (WriteAtomic).
 func WriteFile(dir, name string, data []byte) error {
-	path := filepath.Join(dir, name)
-	tmp, err := os.CreateTemp(dir, "."+name+".*")
+	return WriteAtomic(filepath.Join(dir, name), bytes.NewReader(data))
+}
+
+// WriteAtomic replaces path with what r yields: a temp file beside it,
+// synced, made world-readable (data and reports are meant to be
+// published; a temp file's 0600 would hide it from a web server running as
+// another user), renamed over path, and the directory synced, so after a
+// power cut path is the old file or the new one, never empty.
+func WriteAtomic(path string, r io.Reader) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
+	_, err = io.Copy(tmp, r)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
+	if err := SyncDir(dir); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// SyncDir fsyncs a directory, making the renames and creations in it
+// durable.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
 		return err
 	}
-	// CreateTemp makes 0600 files; data and reports are meant to be published.
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
 	}
-	return os.Rename(tmp.Name(), path)
+	return nil
 }
 
 // WriteJSON writes v as indented JSON to dir/name atomically.
@@ -452,7 +537,7 @@ func WriteJSON(dir, name string, v any) error {
 
 // ReadJSON decodes dir/name into v; a missing file leaves v unchanged and returns os.ErrNotExist.
 func ReadJSON(dir, name string, v any) error {
-	b, err := os.ReadFile(filepath.Join(dir, name))
+	b, err := ReadRegular(filepath.Join(dir, name), MaxMetaBytes)
 	if err != nil {
 		return err
 	}
@@ -478,8 +563,16 @@ type Run struct {
 }
 
 // Read loads a run directory. Only run.json and trials.csv are required.
+// The directory must not be a link and its files must be regular files
+// (safefile.go); two rows for one trial are an error (Duplicates).
 func Read(dir string) (*Run, error) {
 	r := &Run{Dir: dir}
+	if err := CheckDir(dir); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s is not a threadlab run directory (it does not exist): pass data/<experiment>/<run-id>", dir)
+		}
+		return nil, err
+	}
 	if err := ReadJSON(dir, RunFile, &r.Meta); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%s is not a threadlab run directory (no %s): pass data/<experiment>/<run-id>", dir, RunFile)
@@ -501,6 +594,9 @@ func Read(dir string) (*Run, error) {
 	}
 	if r.Trials, err = ReadCSV[Trial](dir, TrialsFile); err != nil {
 		return nil, err
+	}
+	if err := Duplicates(r.Trials); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, TrialsFile), err)
 	}
 	if r.Series, err = ReadCSV[Sample](dir, SeriesFile); err != nil {
 		return nil, err
@@ -529,7 +625,7 @@ func Read(dir string) (*Run, error) {
 }
 
 func readOptional(dir, name string) ([]byte, error) {
-	b, err := os.ReadFile(filepath.Join(dir, name))
+	b, err := ReadRegular(filepath.Join(dir, name), MaxMetaBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -575,7 +671,9 @@ func Runs(dataDir, experiment string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range entries {
-		if e.IsDir() {
+		// A linked run directory is listed, so that Read refuses it by
+		// name rather than the site leaving it out without a word.
+		if e.IsDir() || e.Type()&os.ModeSymlink != 0 {
 			if _, err := os.Stat(filepath.Join(dataDir, experiment, e.Name(), RunFile)); err == nil {
 				out = append(out, filepath.Join(dataDir, experiment, e.Name()))
 			}
@@ -595,4 +693,34 @@ func (r *Run) ReadVerdicts() ([]Verdict, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(r.Dir, VerdictsFile), err)
 	}
 	return v, nil
+}
+
+// Duplicates returns an error naming the rows when trials.csv holds two
+// rows for one trial of one group (variant, point, group, trial): two
+// writers in one run directory, or rows appended by hand. Folding both into
+// the statistics would count one trial twice.
+func Duplicates(trials []Trial) error {
+	type key struct {
+		v, p, g string
+		n       int
+	}
+	first := map[key]int{}
+	var dup []string
+	for i, t := range trials {
+		k := key{t.Variant, t.Point, t.Group, t.Trial}
+		if j, ok := first[k]; ok {
+			if len(dup) < 5 {
+				// Line numbers count the header as line 1.
+				dup = append(dup, fmt.Sprintf("lines %d and %d (variant %q, point %q, group %q, trial %d)", j+2, i+2, t.Variant, t.Point, t.Group, t.Trial))
+			} else if len(dup) == 5 {
+				dup = append(dup, "...")
+			}
+			continue
+		}
+		first[k] = i
+	}
+	if len(dup) == 0 {
+		return nil
+	}
+	return fmt.Errorf("duplicate trial rows: %s; one trial has one row per group: two writers shared this run directory, or rows were copied; delete the extra rows (and their lines in %s), or rerun", strings.Join(dup, "; "), CommitsFile)
 }

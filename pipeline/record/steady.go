@@ -1,17 +1,22 @@
 package record
 
 // SteadyFile is steady.json: the steady-state classification of every
-// cell's forks and measured windows (issue 10), written by the aggregate
-// stage. It is optional: runs made before it existed have none.
+// cell's forks (issues 10 and 20), written by the aggregate stage: per
+// fork, its warm-up (rounds, length, why it stopped) and what its measured
+// points were classified as, which of them the verdicts use, or that the
+// fork was excluded. It is optional: runs made before it existed have none.
 const SteadyFile = "steady.json"
 
 // Steady is the content of steady.json.
 type Steady struct {
 	Metric string       `json:"metric"` // the primary metric the iterations were classified on
 	Cells  []SteadyCell `json:"cells"`
-	// FirstIteration is the run-wide test of the first measured iteration
-	// against the later ones of its fork; nil when no fork had two
-	// iterations.
+	// Rule names the steady-state rules the file was made with, for the
+	// report's Method ("" in runs made before issue 20).
+	Rule string `json:"rule,omitempty"`
+	// FirstIteration is the run-wide first-iteration test of runs made
+	// before issue 20 replaced it with per-fork selection; kept so that
+	// their steady.json still reads. New runs leave it nil.
 	FirstIteration *FirstIteration `json:"first_iteration,omitempty"`
 }
 
@@ -42,8 +47,15 @@ type SteadyCell struct {
 	Counts      map[string]int `json:"counts"`    // classified forks per class
 	Unsettled   int            `json:"unsettled"` // forks with no steady state
 	Excluded    int            `json:"excluded"`  // iterations left out of the fork medians
-	Forks       []SteadyFork   `json:"forks"`
-	Windows     []SteadyWindow `json:"windows,omitempty"`
+	// Cold: the variant measures its start (measure: cold); nothing was
+	// selected.
+	Cold bool `json:"cold,omitempty"`
+	// ExcludedForks names the forks left out of the cell because they never
+	// reached a steady state; SteadyForks counts the forks the verdicts use.
+	ExcludedForks []int          `json:"excluded_forks,omitempty"`
+	SteadyForks   int            `json:"steady_forks"`
+	Forks         []SteadyFork   `json:"forks"`
+	Windows       []SteadyWindow `json:"windows,omitempty"`
 	// WarmupMs is the warm-up after which every fork's warm-up rounds were
 	// steady (warmup.csv); WarmupOK is false when some fork never settled
 	// or there were too few rounds; WarmupNote says why, for the report.
@@ -56,9 +68,31 @@ type SteadyCell struct {
 type SteadyFork struct {
 	Fork       int    `json:"fork"`
 	Iterations int    `json:"iterations"`
-	Class      string `json:"class"`       // flat, warmup, slowdown, no steady state; "" below 3 iterations (not classified)
+	Class      string `json:"class"`       // flat, warmup, slowdown, no steady state; "" when not classified (too few points, or cold)
 	SteadyFrom int    `json:"steady_from"` // 0-based index of the first steady iteration; -1 when none
 	Excluded   int    `json:"excluded"`    // iterations left out of its median
+	// Basis is what the class was found on: "iterations" (one value per
+	// iteration), "seconds" (the per-second series of its windows, for a
+	// timed load), "cold" (measure: cold: not classified) or "too few
+	// points" (fewer than 10 of either: not classified, kept).
+	Basis string `json:"basis,omitempty"`
+	// Points is how many values were classified; SteadyPoint is the index
+	// among them of the first steady one (-1: none).
+	Points      int `json:"points,omitempty"`
+	SteadyPoint int `json:"steady_point"`
+	// Values are the points classified, in order (the report draws them
+	// with the steady start marked); absent when not classified.
+	Values []float64 `json:"values,omitempty"`
+	// Dropped: the fork never reached a steady state and is left out of
+	// the cell (named in the cell's ExcludedForks).
+	Dropped bool `json:"dropped,omitempty"`
+	// The fork's warm-up, from warmup.csv: rounds, their summed length,
+	// why it stopped ("steady", "max", or "fixed" for a fixed warm-up) and
+	// the stopping rule's evidence on those rounds.
+	WarmupRounds   int     `json:"warmup_rounds"`
+	WarmupMs       float64 `json:"warmup_ms"`
+	WarmupStop     string  `json:"warmup_stop,omitempty"`
+	WarmupEvidence string  `json:"warmup_evidence,omitempty"`
 }
 
 // SteadyWindow is one measured window's per-second throughput, classified.

@@ -122,7 +122,9 @@ func completions(h *hdrhistogram.Histogram, stepMs float64) (ts []float64, done 
 	if h == nil || h.TotalCount() == 0 {
 		return nil, nil
 	}
-	maxMs := float64(h.Max()) / 1000
+	// Clamped to the range threadlab records (60 s): the chart's size must
+	// not follow whatever maximum a histogram claims.
+	maxMs := math.Min(float64(h.Max()), record.HistHighest) / 1000
 	steps := int(math.Ceil(maxMs/stepMs)) + 1
 	counts := make([]int64, steps+1)
 	for _, b := range h.Distribution() {

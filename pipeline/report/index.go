@@ -67,23 +67,27 @@ type indexRun struct {
 
 func readIndexRun(dir string) indexRun {
 	ir := indexRun{dir: dir}
+	if err := record.CheckDir(dir); err != nil {
+		ir.err = err
+		return ir
+	}
 	if err := record.ReadJSON(dir, record.RunFile, &ir.meta); err != nil {
 		ir.err = err
 		return ir
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, record.ManifestFile)); err == nil {
+	if b, err := record.ReadRegular(filepath.Join(dir, record.ManifestFile), record.MaxMetaBytes); err == nil {
 		var m manifestInfo
 		if yaml.Unmarshal(b, &m) == nil {
 			ir.manifest = &m
 		}
 		ir.seeds = readMethod(b).seeds()
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, record.FingerprintFile)); err == nil {
+	if b, err := record.ReadRegular(filepath.Join(dir, record.FingerprintFile), record.MaxMetaBytes); err == nil {
 		if n, err := parseJSON(b); err == nil {
 			ir.host = hostHeadline(flatten(n, "", nil))
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, record.VerdictsFile)); err == nil && len(b) > 0 {
+	if b, err := record.ReadRegular(filepath.Join(dir, record.VerdictsFile), record.MaxMetaBytes); err == nil && len(b) > 0 {
 		r := record.Run{Dir: dir, Verdicts: b}
 		if ir.verdicts, err = r.ReadVerdicts(); err != nil {
 			ir.err = err

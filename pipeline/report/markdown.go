@@ -4,19 +4,17 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/threadlab/threadlab/pipeline/markdown"
 )
 
 // MarkdownFile is the Markdown twin of a run page, written next to it for
 // pull requests and blog posts.
 const MarkdownFile = "report.md"
 
-// mdText makes data safe inside Markdown: no raw HTML, no table breaks,
-// no emphasis, strikethrough (GitHub reads ~x~ as one; seed figures are
-// "~42") or links a manifest author did not mean.
-func mdText(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "<", "&lt;", ">", "&gt;", "&", "&amp;", "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`, "~", `\~`).Replace(s)
-}
+// mdText makes data safe inside Markdown as plain text on one line
+// (pipeline/markdown owns the rules).
+func mdText(s string) string { return markdown.Text(s) }
 
 // markdown renders the run as Markdown: answer, verdicts, the
 // reproduction table (claim, seed's figure, ours with CI, verdict, host),
@@ -24,7 +22,7 @@ func mdText(s string) string {
 func (v *runView) markdown() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n\n", mdText(v.Title))
-	fmt.Fprintf(&b, "Experiment `%s`, run `%s`, profile `%s`, state **%s**", strings.ReplaceAll(v.Experiment, "`", "'"), strings.ReplaceAll(v.ID, "`", "'"), orDash(firstOf(v.Profile, "default")), mdText(orDash(v.State)))
+	fmt.Fprintf(&b, "Experiment %s, run %s, profile %s, state **%s**", markdown.CodeLine(v.Experiment), markdown.CodeLine(v.ID), markdown.CodeLine(orDash(firstOf(v.Profile, "default"))), mdText(orDash(v.State)))
 	if v.Host != "" {
 		fmt.Fprintf(&b, ", host %s", mdText(v.Host))
 	}
@@ -56,7 +54,7 @@ func (v *runView) markdown() []byte {
 			if r.Strength != r.Status {
 				verdict += " (" + mdText(r.Strength) + ")"
 			}
-			fmt.Fprintf(&b, "| %s `%s`%s | %s | %s | %s | %s | %s |\n", mdText(r.Says), strings.ReplaceAll(r.ID, "`", "'"), ids,
+			fmt.Fprintf(&b, "| %s %s%s | %s | %s | %s | %s | %s |\n", mdText(r.Says), markdown.Code(r.ID), ids,
 				mdText(r.Seed), mdText(r.Ours), verdict, mdText(r.Size), mdText(r.Host))
 		}
 		b.WriteString("\n")
@@ -125,7 +123,7 @@ func (v *runView) markdown() []byte {
 	if len(v.HistFiles) > 0 {
 		fmt.Fprintf(&b, "- %d HdrHistogram logs in [histograms/](index.html#raw), one per trial\n", len(v.HistFiles))
 	}
-	fmt.Fprintf(&b, "\nReproduce: `%s`. Rebuild the report from the data alone: `%s`.\n", v.Reproduce, v.Rebuild)
+	fmt.Fprintf(&b, "\nReproduce: %s. Rebuild the report from the data alone: %s.\n", markdown.CodeLine(v.Reproduce), markdown.CodeLine(v.Rebuild))
 	return b.Bytes()
 }
 

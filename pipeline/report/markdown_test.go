@@ -1,8 +1,14 @@
 package report
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/threadlab/threadlab/pipeline/markdown"
+	"github.com/threadlab/threadlab/pipeline/record"
 )
 
 func TestMarkdownTwin(t *testing.T) {
@@ -32,8 +38,8 @@ func TestMarkdownTwin(t *testing.T) {
 func TestMarkdownEscapes(t *testing.T) {
 	for in, want := range map[string]string{
 		"a | b":              `a \| b`,
-		"<script>x</script>": "&lt;script&gt;x&lt;/script&gt;",
-		"[link](http://x)":   `\[link\](http://x)`,
+		"<script>x</script>": `\<script\>x\</script\>`,
+		"[link](http://x)":   `\[link\](http:` + "\u2060" + `//x)`, // pipeline/markdown: a word joiner stops the autolink
 		"two\nlines":         "two lines",
 		"*bold* _it_":        `\*bold\* \_it\_`,
 		"~42 and ~53":        `\~42 and \~53`, // GitHub would strike through "42 and "
@@ -41,5 +47,61 @@ func TestMarkdownEscapes(t *testing.T) {
 		if got := mdText(in); got != want {
 			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestMarkdownHostileGolden: claim text, the profile, title, question, host
+// and error of a run set to pipeline/markdown's hostile corpus (a link, a
+// remote image, a mention, an issue reference, math, HTML, a backtick
+// closing the profile's code span, a line break into a heading) render in
+// report.md as plain text: no fragment of it is live outside a code span.
+// The golden pins the exact escaping; go test -update rewrites it.
+func TestMarkdownHostileGolden(t *testing.T) {
+	_, runDir := copyRun(t, "pool-sweep/"+poolRun)
+	var meta map[string]any
+	b, err := os.ReadFile(filepath.Join(runDir, record.RunFile))
+	must(t, err)
+	must(t, json.Unmarshal(b, &meta))
+	for _, k := range []string{"profile", "title", "question", "host", "error"} {
+		meta[k] = k + " " + markdown.Hostile
+	}
+	meta["state"] = "failed"
+	b, _ = json.MarshalIndent(meta, "", "  ")
+	must(t, os.WriteFile(filepath.Join(runDir, record.RunFile), b, 0o644))
+	var verdicts []map[string]any
+	b, err = os.ReadFile(filepath.Join(runDir, record.VerdictsFile))
+	must(t, err)
+	must(t, json.Unmarshal(b, &verdicts))
+	for _, v := range verdicts {
+		v["says"] = "says " + markdown.Hostile
+		v["id"] = v["id"].(string) + "`x"
+	}
+	b, _ = json.MarshalIndent(verdicts, "", "  ")
+	must(t, os.WriteFile(filepath.Join(runDir, record.VerdictsFile), b, 0o644))
+
+	r, err := record.Read(runDir)
+	must(t, err)
+	out := t.TempDir()
+	_, err = Run(r, out)
+	must(t, err)
+	got := readFile(t, out, "pool-sweep/"+poolRun+"/"+MarkdownFile)
+	if live := markdown.Live(got, markdown.HostileFragments); len(live) > 0 {
+		t.Errorf("report.md renders hostile text as markup: %q", live)
+	}
+	for _, line := range strings.Split(got, "\n") {
+		if strings.HasPrefix(line, "# heading") || strings.HasPrefix(line, "> quote") {
+			t.Errorf("a line break in data started a block: %q", line)
+		}
+	}
+	path := filepath.Join("testdata", "golden", "hostile-report.md")
+	if *update {
+		must(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no golden (run go test ./pipeline/report -run TestMarkdownHostileGolden -update): %v", err)
+	}
+	if got != string(want) {
+		t.Errorf("report.md differs from %s (inspect, then -update):\n%s", path, got)
 	}
 }

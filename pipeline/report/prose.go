@@ -32,7 +32,7 @@ type methodInfo struct {
 	Load struct {
 		loadGroup `yaml:",inline"`
 		Groups    []loadGroup `yaml:"groups"`
-		Warmup    string      `yaml:"warmup"`
+		Warmup    warmupText  `yaml:"warmup"`
 	} `yaml:"load"`
 	CoolDown struct {
 		MaxBusyPct float64 `yaml:"max_busy_pct"`
@@ -251,7 +251,7 @@ func (v *runView) trialDesign(mi *methodInfo) string {
 	}
 	warm := "no warm-up"
 	if mi.Load.Warmup != "" {
-		warm = "a warm-up of " + mi.Load.Warmup + " of the same load before each trial, excluded from every statistic (warmup.csv)"
+		warm = mi.Load.Warmup.phrase() + " of the same load before each trial, excluded from every statistic (warmup.csv)"
 	}
 	return fmt.Sprintf("Design: %d trials per cell (%d recorded in this run), %s; %s. Order %s.", trials, len(v.run.Trials), fresh, warm, order)
 }
@@ -271,7 +271,7 @@ func (v *runView) design(mi *methodInfo) string {
 	var within []string
 	within = append(within, "a fresh "+what+" per fork")
 	if mi.Load.Warmup != "" {
-		within = append(within, "a warm-up of "+mi.Load.Warmup+" of the same load before its first iteration, excluded from every statistic (warmup.csv)")
+		within = append(within, mi.Load.Warmup.phrase()+" of the same load before its first iteration, excluded from every statistic (warmup.csv)")
 	} else {
 		within = append(within, "no warm-up")
 	}
@@ -345,7 +345,7 @@ func wallClock(w *record.WallClock) string {
 	if w == nil || w.Wall <= 0 {
 		return ""
 	}
-	s := fmt.Sprintf("Wall time: %.0f s, of which %.0f s measured load (%.0f%%)", w.Wall, w.Measured, 100*w.Measured/w.Wall)
+	s := fmt.Sprintf("Wall time: %.0f s, of which %.0f s measured load (%.0f%%; dead time %.0f%%)", w.Wall, w.Measured, 100*w.Measured/w.Wall, 100-100*w.Measured/w.Wall)
 	var parts []string
 	for _, b := range []string{"starts", "warm-ups", "cool-downs", "stops", "build", "setup", "finishing", "other"} {
 		if x := w.Stages[b]; x >= 0.005*w.Wall {

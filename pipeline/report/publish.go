@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -22,20 +22,9 @@ const (
 	logHead = 64 << 10
 )
 
-// secretRE finds values that look like credentials in a log line:
-// key=value or key: value for password-like keys, and user:password@ in
-// URLs (JDBC and HTTP). The throw-away PostgreSQL password of a run is
-// exactly the kind of thing a Spring start-up log echoes.
-var secretRE = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)((?:password|passwd|pwd|secret|token|api[_-]?key|credentials?)["']?\s*[=:]\s*["']?)[^\s"'&;,]+`),
-	regexp.MustCompile(`(?i)(://[^/\s:@]+:)[^@\s/]+(@)`),
-}
-
-// redact replaces credential values with [redacted].
-func redact(b []byte) []byte {
-	b = secretRE[0].ReplaceAll(b, []byte("${1}[redacted]"))
-	return secretRE[1].ReplaceAll(b, []byte("${1}[redacted]${2}"))
-}
+// redact replaces credential values with [redacted] (record.Redact: the
+// same rules as the logs in data/ and run.json's error).
+func redact(b []byte) []byte { return record.Redact(b) }
 
 // capLog keeps the first logHead and the last logCap-logHead bytes of a
 // log, cut at line ends, with a line saying how much was left out.
@@ -43,15 +32,19 @@ func capLog(b []byte) []byte {
 	if len(b) <= logCap {
 		return b
 	}
-	head := b[:logHead]
+	return capParts(b[:logHead], b[len(b)-(logCap-logHead):], len(b))
+}
+
+// capParts joins a log's head and tail, cut at line ends, around a line
+// saying how many of its total bytes were left out.
+func capParts(head, tail []byte, total int) []byte {
 	if i := bytes.LastIndexByte(head, '\n'); i > 0 {
 		head = head[:i+1]
 	}
-	tail := b[len(b)-(logCap-logHead):]
 	if i := bytes.IndexByte(tail, '\n'); i >= 0 && i < len(tail)-1 {
 		tail = tail[i+1:]
 	}
-	cut := len(b) - len(head) - len(tail)
+	cut := total - len(head) - len(tail)
 	var out bytes.Buffer
 	out.Write(head)
 	fmt.Fprintf(&out, "\n[threadlab: %d bytes left out here; the whole log is in the run directory]\n\n", cut)
@@ -59,19 +52,55 @@ func capLog(b []byte) []byte {
 	return out.Bytes()
 }
 
+// readLog reads what capLog keeps of a log file, without reading the
+// rest: a target log can be gigabytes.
+func readLog(f *os.File) ([]byte, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	if size <= logCap {
+		return io.ReadAll(io.LimitReader(f, logCap))
+	}
+	head := make([]byte, logHead)
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return nil, err
+	}
+	tail := make([]byte, logCap-logHead)
+	if _, err := f.ReadAt(tail, size-int64(len(tail))); err != nil {
+		return nil, err
+	}
+	return capParts(head, tail, int(size)), nil
+}
+
 // copyDir publishes the files of one subdirectory of the run (histograms/
-// or logs/) next to the page, passing each through edit, and removes
-// stale copies. It returns the names copied, sorted.
-func copyDir(runDir, dst, sub string, edit func([]byte) []byte) ([]string, error) {
+// or logs/) next to the page and removes stale copies. It returns the
+// names copied, sorted, and a warning per file left out. Only regular files
+// with a name threadlab writes there are published (record.OwnName): any
+// other file would be served from the site as content of its own. A
+// subdirectory that is a link is refused. Logs are capped and redacted;
+// histogram logs are copied as they are, streamed.
+func copyDir(runDir, dst, sub string) (names, skipped []string, err error) {
 	out := filepath.Join(dst, sub)
-	var names []string
+	src := filepath.Join(runDir, sub)
 	if runDir != "" {
-		entries, err := os.ReadDir(filepath.Join(runDir, sub))
+		err := record.CheckDir(src)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("publish %s: %w", sub, err)
+			return nil, nil, fmt.Errorf("publish %s: %w", sub, err)
+		}
+		entries, err := os.ReadDir(src)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, nil, fmt.Errorf("publish %s: %w", sub, err)
 		}
 		for _, e := range entries {
-			if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
+			switch {
+			case strings.HasPrefix(e.Name(), "."):
+			case !e.Type().IsRegular():
+				skipped = append(skipped, fmt.Sprintf("%s not published: not a regular file (%s)", filepath.Join(src, e.Name()), e.Type()))
+			case !record.OwnName(sub, e.Name()):
+				skipped = append(skipped, fmt.Sprintf("%s not published: threadlab does not write that name in %s/", filepath.Join(src, e.Name()), sub))
+			default:
 				names = append(names, e.Name())
 			}
 		}
@@ -79,22 +108,15 @@ func copyDir(runDir, dst, sub string, edit func([]byte) []byte) ([]string, error
 	sort.Strings(names)
 	if len(names) == 0 {
 		os.RemoveAll(out)
-		return nil, nil
+		return nil, skipped, nil
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, fmt.Errorf("publish %s: %w", sub, err)
+		return nil, nil, fmt.Errorf("publish %s: %w", sub, err)
 	}
 	keep := map[string]bool{}
 	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join(runDir, sub, n))
-		if err != nil {
-			return nil, fmt.Errorf("publish %s: %w", sub, err)
-		}
-		if edit != nil {
-			b = edit(b)
-		}
-		if err := writeFile(filepath.Join(out, n), b); err != nil {
-			return nil, fmt.Errorf("publish %s: %w", sub, err)
+		if err := publishFile(filepath.Join(src, n), filepath.Join(out, n), sub == record.LogsDir); err != nil {
+			return nil, nil, fmt.Errorf("publish %s: %w", sub, err)
 		}
 		keep[n] = true
 	}
@@ -104,27 +126,46 @@ func copyDir(runDir, dst, sub string, edit func([]byte) []byte) ([]string, error
 			os.Remove(filepath.Join(out, e.Name()))
 		}
 	}
-	return names, nil
+	return names, skipped, nil
+}
+
+// publishFile copies one regular file (never a link) to dst; a log capped
+// and redacted.
+func publishFile(src, dst string, log bool) error {
+	f, err := record.OpenRegular(src)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if !log {
+		return record.WriteAtomic(dst, f)
+	}
+	b, err := readLog(f)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", src, err)
+	}
+	return writeFile(dst, redact(b))
 }
 
 // publishExtras copies the trials' histogram logs as they are and the
-// target logs capped and redacted, and returns links to them.
-func publishExtras(runDir, dst string) (hists, logs []rawLink, err error) {
-	hn, err := copyDir(runDir, dst, record.HistogramsDir, nil)
+// target logs capped and redacted, and returns links to them and a warning
+// per file it left out.
+func publishExtras(runDir, dst string) (hists, logs []rawLink, skipped []string, err error) {
+	hn, hs, err := copyDir(runDir, dst, record.HistogramsDir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for _, n := range hn {
 		hists = append(hists, rawLink{Name: n, Href: record.HistogramsDir + "/" + url.PathEscape(n)})
 	}
-	ln, err := copyDir(runDir, dst, record.LogsDir, func(b []byte) []byte { return capLog(redact(b)) })
+	ln, ls, err := copyDir(runDir, dst, record.LogsDir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for _, n := range ln {
 		logs = append(logs, rawLink{Name: n, Href: record.LogsDir + "/" + url.PathEscape(n)})
 	}
-	return hists, logs, nil
+	return hists, logs, append(hs, ls...), nil
 }
 
 // publishedLinks lists what a rendered run directory already holds (for

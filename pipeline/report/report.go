@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -164,13 +163,17 @@ func renderRun(r *record.Run, reportsDir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	hists, logs, err := publishExtras(r.Dir, dir)
+	hists, logs, skipped, err := publishExtras(r.Dir, dir)
 	if err != nil {
 		return "", err
 	}
 	v, err := newRunView(r, "../../"+AssetsDir+"/", "", present)
 	if err != nil {
 		return "", err
+	}
+	for _, w := range skipped {
+		fmt.Fprintln(os.Stderr, "report: warning:", w)
+		v.Warnings = append(v.Warnings, w)
 	}
 	v.HistFiles, v.LogFiles = hists, logs
 	if v.Compare, err = writeCompare(r, dir); err != nil {
@@ -213,29 +216,10 @@ func writePage(path, tmpl string, data any) error {
 	return writeFile(path, buf.Bytes())
 }
 
-// writeFile replaces path atomically (temp file + rename) and leaves it
-// world-readable: reports/ is meant to be served by any web server, and a
-// temp file's 0600 would hide it from one running as another user.
+// writeFile replaces path atomically and durably, world-readable:
+// reports/ is meant to be served by any web server (record.WriteAtomic).
 func writeFile(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return record.WriteAtomic(path, bytes.NewReader(data))
 }
 
 // names returns the experiment and run ID used as directory names under
@@ -267,6 +251,8 @@ func runID(r *record.Run) string {
 // copyRaw copies the run's data files into the report directory so that a
 // published reports/ tree carries its own evidence. It returns which files
 // exist. Histogram logs and target logs are published by publishExtras.
+// Only regular files are copied, streamed: a link (warmup.csv ->
+// ~/.ssh/id_ed25519) is refused with an error naming it.
 func copyRaw(runDir, dst string) (map[string]bool, error) {
 	present := map[string]bool{}
 	if runDir == "" {
@@ -274,7 +260,7 @@ func copyRaw(runDir, dst string) (map[string]bool, error) {
 	}
 	for _, f := range rawFiles {
 		src := filepath.Join(runDir, f.name)
-		in, err := os.Open(src)
+		in, err := record.OpenRegular(src)
 		if errors.Is(err, os.ErrNotExist) {
 			os.Remove(filepath.Join(dst, f.name)) // a stale copy from an earlier render
 			continue
@@ -282,12 +268,9 @@ func copyRaw(runDir, dst string) (map[string]bool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("copy raw data: %w", err)
 		}
-		b, err := io.ReadAll(in)
+		err = record.WriteAtomic(filepath.Join(dst, f.name), in)
 		in.Close()
 		if err != nil {
-			return nil, fmt.Errorf("copy raw data: read %s: %w", src, err)
-		}
-		if err := writeFile(filepath.Join(dst, f.name), b); err != nil {
 			return nil, fmt.Errorf("copy raw data: %w", err)
 		}
 		present[f.name] = true

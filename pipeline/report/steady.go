@@ -7,20 +7,23 @@ import (
 	"github.com/threadlab/threadlab/pipeline/record"
 )
 
-// The steady-state table (issue 10): per cell of the measured group, how
-// its forks' iteration sequences were classified (flat, warm-up, slowdown,
-// no steady state), whether the forks agree, how many iterations were left
-// out before their steady state, how the measured windows behaved second
-// by second, and the warm-up recommendation from warmup.csv. It is read
-// from steady.json, which runs made before it existed lack: the section is
-// then left out.
+// The steady-state table (issues 10 and 20): per cell of the measured
+// group, how its forks were classified (flat, warm-up, slowdown, no steady
+// state) and on what (iterations or seconds), whether the forks agree, how
+// many iterations were left out before their steady state, which forks were
+// excluded for never reaching one, and how each fork's warm-up ended; then
+// each fork's series with its steady start marked (charts_steady.go). It is
+// read from steady.json, which runs made before it existed lack: the
+// section is then left out.
 
 // steadyView is the template data of the "steady" block.
 type steadyView struct {
 	Metric string
 	Sweep  bool
 	Rows   []steadyRow
-	First  *firstView // the run-wide first-iteration test; nil without one
+	First  *firstView // the run-wide first-iteration test of a run made before issue 20; nil without one
+	Rule   string     // steady.json's rule ("" before issue 20)
+	Charts []*chart   // each cell's forks, steady start marked
 }
 
 // firstView is steady.json's first_iteration for the template.
@@ -40,6 +43,9 @@ type steadyRow struct {
 	Excluded                         int
 	Windows                          string // "3 of 4 flat", "" without windows
 	WarmupNote                       string
+	Basis                            string // what the forks were classified on: "iterations", "seconds", ...
+	Steady                           int    // forks the verdicts use
+	Dropped                          string // forks excluded for never reaching a steady state, "2, 5"
 }
 
 // Steady returns the steady-state table, or nil when the run has no
@@ -53,7 +59,7 @@ func (v *runView) Steady() *steadyView {
 	if err != nil || !ok {
 		return nil
 	}
-	out := &steadyView{Metric: st.Metric}
+	out := &steadyView{Metric: st.Metric, Rule: st.Rule}
 	if st.FirstIteration != nil {
 		out.First = &firstView{*st.FirstIteration}
 	}
@@ -74,6 +80,11 @@ func (v *runView) Steady() *steadyView {
 			r.Windows = fmt.Sprintf("%d of %d flat", flat, len(c.Windows))
 		}
 		r.WarmupNote = c.WarmupNote
+		if st.Rule != "" {
+			r.WarmupNote = warmupSummary(c)
+			r.Basis, r.Steady, r.Dropped = basisOf(c), c.SteadyForks, joinInts(c.ExcludedForks)
+			r.Bad = r.Bad || r.Dropped != ""
+		}
 		out.Sweep = out.Sweep || c.Point != ""
 		out.Rows = append(out.Rows, r)
 	}
@@ -83,7 +94,74 @@ func (v *runView) Steady() *steadyView {
 	for i := range out.Rows {
 		out.Rows[i].Sweep = out.Sweep
 	}
+	out.Charts = v.forkCharts(st)
 	return out
+}
+
+// basisOf names what a cell's forks were classified on, "iterations" or
+// "seconds" (the first that any fork used), "cold", or "too few points".
+func basisOf(c record.SteadyCell) string {
+	seen := ""
+	for _, f := range c.Forks {
+		switch f.Basis {
+		case "iterations", "seconds":
+			return f.Basis
+		case "":
+		default:
+			seen = f.Basis
+		}
+	}
+	return orDash(seen)
+}
+
+// warmupSummary says how a cell's forks' warm-ups ended: "5 of 5 steady
+// after 8-14 rounds (9.5-17.0 s)", or the fixed warm-up's rounds.
+func warmupSummary(c record.SteadyCell) string {
+	n, steady, maxed := 0, 0, 0
+	var rounds, secs []float64
+	for _, f := range c.Forks {
+		if f.WarmupRounds == 0 {
+			continue
+		}
+		n++
+		rounds, secs = append(rounds, float64(f.WarmupRounds)), append(secs, f.WarmupMs/1000)
+		switch f.WarmupStop {
+		case "steady":
+			steady++
+		case "max":
+			maxed++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	span := func(xs []float64, format string) string {
+		lo, hi := xs[0], xs[0]
+		for _, x := range xs {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		if lo == hi {
+			return fmt.Sprintf(format, lo)
+		}
+		return fmt.Sprintf(format, lo) + "-" + fmt.Sprintf(format, hi)
+	}
+	what := fmt.Sprintf("%s rounds (%s s)", span(rounds, "%.0f"), span(secs, "%.1f"))
+	if steady+maxed == 0 {
+		return "fixed: " + what
+	}
+	s := fmt.Sprintf("%d of %d steady after %s", steady, n, what)
+	if maxed > 0 {
+		s += fmt.Sprintf("; %d reached max", maxed)
+	}
+	return s
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
 }
 
 // PointText renders a row's sweep point for the table.

@@ -1,17 +1,25 @@
-// Package steady owns steady-state detection: where in a sequence of
-// measurements a JVM stopped changing, and what kind of sequence it was.
-// It follows Barrett et al. (2017), "Virtual machine warmup blows hot and
-// cold" (OOPSLA), and their warmup_stats tool: changepoints by PELT with the
-// normal mean-and-variance cost and a penalty of 15·log(n), then a
-// classification of the sequence as flat, warm-up, slowdown or no steady
-// state, and of a cell's forks as consistent or not.
+// Package steady owns steady-state detection: when a fork's warm-up may
+// stop, where in a sequence of measurements a JVM stopped changing, and
+// what kind of sequence it was.
 //
-// Data flow: a series (one fork's iteration values in order, or one
-// window's per-second values) -> Classify (Changepoints -> segments ->
-// equivalent neighbours merged -> Class and SteadyFrom) -> the caller drops
-// values before SteadyFrom and reports the class; Forks summarises the
-// classes of a cell; Recommend turns warmup.csv rounds into the warm-up time
-// after which the metric was steady. The package takes and returns plain
+// Two rules, both documented in METHODOLOGY.md ("Steady state"):
+//   - Settled (settle.go) is the stopping rule of an until-steady warm-up,
+//     after BenchmarkDotNet's automatic warm-up: stop once the recent rounds
+//     fluctuate instead of moving one way and are no longer improving on the
+//     rounds before them.
+//   - Classify follows Barrett et al. (2017), "Virtual machine warmup blows
+//     hot and cold" (OOPSLA), and their warmup_stats tool: changepoints by
+//     PELT, then a classification of the sequence as flat, warm-up,
+//     slowdown or no steady state, and of a cell's forks as consistent or
+//     not. The cost is a change in mean at a robust noise scale with a
+//     penalty of 6·log(n) (pelt.go says why), so that 10-30 points suffice.
+//
+// Data flow: warm-up rounds -> Settled (stop or go on) -> measured points
+// (one fork's iteration values in order, or its per-second values) ->
+// Classify (Changepoints -> segments -> outliers and equivalent neighbours
+// merged -> Class and SteadyFrom) -> the caller keeps the values from
+// SteadyFrom on, or excludes the fork when it has no steady state; Forks
+// summarises the classes of a cell. The package takes and returns plain
 // values; it reads no files.
 package steady
 
@@ -40,37 +48,46 @@ const (
 
 // Options tune Classify. The zero value means the defaults below.
 type Options struct {
-	// PenaltyFactor k sets the changepoint penalty k·log(n). Default 15, as
-	// warmup_stats (Barrett et al. 2017): conservative on purpose, so noise
-	// stays flat and only a real change of level is a changepoint.
+	// PenaltyFactor k sets the changepoint penalty k·log(n), in units of
+	// the series' noise variance (Scale²). Default 6: chosen by simulation
+	// (TestNoiseDoesNotFire, TestWarmupFires) so that normal noise of 10-30
+	// points yields a changepoint in at most 5% of series while a leading
+	// shift of 6 noise units over two of ten points is found. warmup_stats'
+	// 15·log(n) with a mean-and-variance cost was made for 2,000 in-process
+	// iterations; at 10 points it can never fire (statistics review §3.5).
 	PenaltyFactor float64
-	// MinSegment is the shortest segment; default 2 (the least that has a
-	// variance, as in changepoint::cpt.meanvar).
+	// MinSegment is the shortest segment; default 1, so that one slow first
+	// iteration, the commonest warm-up left over, can be a segment of its
+	// own. A one-point segment anywhere else is an outlier and is merged into
+	// its neighbour.
 	MinSegment int
 	// SteadyFraction: the last segment must span at least this fraction of
 	// the series to count as a steady state. Default 0.25. (warmup_stats asks
-	// that no changepoint fall in the last N iterations, with N fixed at 200
+	// that no changepoint fall in the last N iterations, with N fixed at 500
 	// of 2000; a fraction suits the short series of a threadlab run.)
 	SteadyFraction float64
 	// Tolerance: two segments whose medians differ by at most this fraction
-	// of the larger are the same level (warmup_stats treats overlapping
-	// segments as equivalent). Default 0.05, the default target CI half-width
+	// of the larger, or by at most NoiseUnits noise units (Scale), are the
+	// same level (warmup_stats treats segments whose means are within their
+	// spread as equivalent). Default 0.05, the default target CI half-width
 	// of threadlab dimension: a shift smaller than that is not a result.
 	Tolerance float64
+	// NoiseUnits: see Tolerance. Default 2.
+	NoiseUnits float64
 	// HigherIsBetter says the metric is a rate (rps) rather than a time
 	// (p99_ms, wall_ms): it decides which direction is a slowdown.
 	HigherIsBetter bool
-	// VarFloor floors each segment's variance at this fraction of the whole
-	// series' variance; default 0.01 (see Changepoints).
-	VarFloor float64
+	// logs: the series is the logarithm of the data (Classify), so
+	// Tolerance is already an absolute log distance.
+	logs bool
 }
 
 func (o Options) withDefaults() Options {
 	if o.PenaltyFactor <= 0 {
-		o.PenaltyFactor = 15
+		o.PenaltyFactor = 6
 	}
 	if o.MinSegment <= 0 {
-		o.MinSegment = 2
+		o.MinSegment = 1
 	}
 	if o.SteadyFraction <= 0 {
 		o.SteadyFraction = 0.25
@@ -78,8 +95,8 @@ func (o Options) withDefaults() Options {
 	if o.Tolerance <= 0 {
 		o.Tolerance = 0.05
 	}
-	if o.VarFloor <= 0 {
-		o.VarFloor = 0.01
+	if o.NoiseUnits <= 0 {
+		o.NoiseUnits = 2
 	}
 	return o
 }
@@ -108,6 +125,9 @@ type Result struct {
 	// Segments are the levels after merging adjacent equivalent segments.
 	Segments []Segment
 	N        int
+	// Scale is the series' noise scale (Scale): the unit of the penalty
+	// and of the merging of levels.
+	Scale float64
 }
 
 // Excluded is how many leading values are not steady state.
@@ -118,27 +138,63 @@ func (r Result) Excluded() int {
 	return r.SteadyFrom
 }
 
-// Classify finds the changepoints of x and classifies it. Series shorter
-// than 2·MinSegment cannot hold a changepoint and are flat. NaN values are
+// Classify finds the changepoints of x and classifies it. NaN values are
 // the caller's to remove (a failed iteration has no value, not a zero).
+// Short series are classified all the same; the caller decides whether so
+// few points mean anything (the pipeline asks for 10).
+//
+// A series of positive values (times, rates) is classified on its
+// logarithm: benchmark noise is multiplicative, so a warm-up at 150 ms
+// that swings ±40 ms beside a steady 40 ms that swings ±2 ms is one
+// noise scale in log units, while in ms the warm-up's own swings set a
+// scale so wide that a 3.5x level shift fell under the penalty (seen on a
+// loaded host in the issue 20 acceptance test). Segments are reported in
+// the data's units; Scale stays in log units (a relative spread).
 func Classify(x []float64, o Options) Result {
 	o = o.withDefaults()
+	if !allPositive(x) {
+		return classify(x, o)
+	}
+	logs := make([]float64, len(x))
+	for i, v := range x {
+		logs[i] = math.Log(v)
+	}
+	lo := o
+	lo.Tolerance, lo.logs = math.Log1p(o.Tolerance), true
+	res := classify(logs, lo)
+	for i, sg := range res.Segments {
+		res.Segments[i] = segment(x, sg.Start, sg.End)
+	}
+	return res
+}
+
+func allPositive(x []float64) bool {
+	for _, v := range x {
+		if !(v > 0) || math.IsInf(v, 1) {
+			return false
+		}
+	}
+	return len(x) > 0
+}
+
+func classify(x []float64, o Options) Result {
 	n := len(x)
 	res := Result{N: n}
 	if n == 0 {
 		res.Class, res.SteadyFrom = NoSteadyState, -1
 		return res
 	}
+	res.Scale = Scale(x)
 	pen := o.PenaltyFactor * math.Log(float64(max(n, 2)))
-	res.Changepoints = Changepoints(x, pen, o.MinSegment, o.VarFloor)
-	res.Segments = merge(x, segments(x, res.Changepoints), o.Tolerance)
+	res.Changepoints = Changepoints(x, pen, o.MinSegment, res.Scale)
+	res.Segments = merge(x, segments(x, res.Changepoints), o, o.NoiseUnits*res.Scale)
 	last := res.Segments[len(res.Segments)-1]
 	switch {
 	case len(res.Segments) == 1:
 		res.Class, res.SteadyFrom = Flat, 0
 	case float64(last.Len()) < o.SteadyFraction*float64(n):
 		res.Class, res.SteadyFrom = NoSteadyState, -1
-	case anyBetter(res.Segments[:len(res.Segments)-1], last, o):
+	case anyBetter(res.Segments[:len(res.Segments)-1], last, o, o.NoiseUnits*res.Scale):
 		res.Class, res.SteadyFrom = Slowdown, last.Start
 	default:
 		res.Class, res.SteadyFrom = Warmup, last.Start
@@ -149,9 +205,9 @@ func Classify(x []float64, o Options) Result {
 // anyBetter reports whether an earlier level beat the final one by more than
 // the tolerance: the VM was faster before and got slower (a slowdown, even
 // if it warmed up first).
-func anyBetter(earlier []Segment, last Segment, o Options) bool {
+func anyBetter(earlier []Segment, last Segment, o Options, noise float64) bool {
 	for _, s := range earlier {
-		if same(s.Median, last.Median, o.Tolerance) {
+		if o.same(s.Median, last.Median, noise) {
 			continue
 		}
 		if (s.Median > last.Median) == o.HigherIsBetter {
@@ -185,16 +241,37 @@ func segment(x []float64, start, end int) Segment {
 }
 
 // merge joins adjacent segments at the same level, repeatedly, so that a
-// changepoint PELT found in the variance alone, or a shift inside the
-// tolerance, does not count as a change of level. Levels are compared by
-// their medians (warmup_stats compares medians too): a segment that PELT
-// split off because a neighbour's time slice made it noisier has the
-// median of the level it interrupts, though one outlier moves its mean.
-func merge(x []float64, segs []Segment, tol float64) []Segment {
+// changepoint inside the tolerance or the noise does not count as a change
+// of level. Levels are compared by their medians (warmup_stats compares
+// medians too). A one-point segment after the first is an outlier (a
+// neighbour's time slice, a GC), not a level: it joins the segment before
+// it. Only the first segment may be one point long: one slow first
+// iteration is the commonest warm-up left over. A short segment between
+// two at the same level is an excursion and joins them.
+func merge(x []float64, segs []Segment, o Options, noise float64) []Segment {
+	for i := 1; i < len(segs); {
+		if segs[i].Len() == 1 {
+			segs = slices.Replace(segs, i-1, i+1, segment(x, segs[i-1].Start, segs[i].End))
+			continue
+		}
+		i++
+	}
+	// A short excursion between two segments at one level (two slow
+	// bursts while a neighbour ran) is that level, interrupted: the three
+	// become one. Short: at most 2 points or a tenth of the series.
+	short := max(2, len(x)/10)
+	for i := 1; i+1 < len(segs); {
+		if segs[i].Len() <= short && o.same(segs[i-1].Median, segs[i+1].Median, noise) {
+			segs = slices.Replace(segs, i-1, i+2, segment(x, segs[i-1].Start, segs[i+1].End))
+			i = max(i-1, 1)
+			continue
+		}
+		i++
+	}
 	for {
 		merged := false
 		for i := 0; i+1 < len(segs); i++ {
-			if same(segs[i].Median, segs[i+1].Median, tol) {
+			if o.same(segs[i].Median, segs[i+1].Median, noise) {
 				s := segment(x, segs[i].Start, segs[i+1].End)
 				segs = slices.Replace(segs, i, i+2, s)
 				merged = true
@@ -207,7 +284,12 @@ func merge(x []float64, segs []Segment, tol float64) []Segment {
 	}
 }
 
-// same: |a-b| <= tol·max(|a|,|b|); two zeros are the same level.
-func same(a, b, tol float64) bool {
-	return math.Abs(a-b) <= tol*max(math.Abs(a), math.Abs(b))
+// same: |a-b| <= max(tol·max(|a|,|b|), noise); two zeros are the same
+// level. On logarithms the tolerance is already a distance:
+// |a-b| <= max(log(1+tol), noise).
+func (o Options) same(a, b, noise float64) bool {
+	if o.logs {
+		return math.Abs(a-b) <= max(o.Tolerance, noise)
+	}
+	return math.Abs(a-b) <= max(o.Tolerance*max(math.Abs(a), math.Abs(b)), noise)
 }

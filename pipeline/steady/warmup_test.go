@@ -5,57 +5,87 @@ import (
 	"testing"
 )
 
-func rounds(wallMs float64, values []float64) []Round {
-	out := make([]Round, len(values))
-	for i, v := range values {
-		out[i] = Round{WallMs: wallMs, Value: v}
-	}
-	return out
-}
-
-func TestRecommend(t *testing.T) {
+// TestSettled runs the warm-up stopping rule over synthetic round
+// sequences, one round at a time, as trials.go does, and checks after how
+// many rounds it stops (or that it never does).
+func TestSettled(t *testing.T) {
 	r := seeded(7)
 	tests := []struct {
 		why    string
-		rounds []Round
-		class  Class
-		// steady after: rounds before SteadyFrom times 500 ms each
-		afterLo, afterHi float64
+		x      []float64
+		higher bool
+		lo, hi int // the round (1-based) at which it stops; 0, 0: never
 	}{
-		{"flat warm-up: the first round was already steady",
-			rounds(500, gauss(r, 20, 100, 3)), Flat, 0, 0},
-		{"8 slow rounds of 500 ms: steady after about 4 s",
-			rounds(500, concat(warmupCurve(r, 8, 400, 110, 3), gauss(r, 24, 100, 3))), Warmup, 2500, 4500},
-		{"still changing at the end: no recommendation",
-			rounds(500, concat(gauss(r, 30, 100, 3), gauss(r, 4, 200, 3))), NoSteadyState, -1, -1},
+		{"flat: steady as soon as the rule has 2 windows (8 rounds), give or take a fluctuation",
+			gauss(r, 30, 100, 3), false, 8, 12},
+		{"slow warm-up over 12 rounds: not before it is over",
+			concat(warmupCurve(r, 12, 300, 100, 2), gauss(r, 30, 100, 2)), false, 14, 22},
+		{"a rate that warms up (higher is better): not before it is over",
+			concat([]float64{500, 600, 700, 800, 900, 950}, gauss(r, 30, 1000, 10)), true, 10, 16},
+		{"slowdown: a worse level is not an improvement, so the warm-up stops (the measured classification names it)",
+			concat(gauss(r, 6, 100, 2), gauss(r, 30, 130, 2)), false, 8, 14},
+		{"noisy (CV 15%): noise does not look like improvement for long",
+			gauss(r, 40, 100, 15), false, 8, 16},
+		{"bimodal rounds (two modes 30% apart at random): one noisy level",
+			bimodal(r, 40, 100, 130, 2), false, 8, 16},
+		{"a steady decrease never stops: still improving",
+			descending(40, 1000, 0.97), false, 0, 0},
 	}
 	for _, tt := range tests {
-		rec := Recommend(tt.rounds, Options{})
-		if rec.Result.Class != tt.class {
-			t.Errorf("%s: class %q, want %q", tt.why, rec.Result.Class, tt.class)
+		stop := 0
+		var v Verdict
+		for i := 1; i <= len(tt.x); i++ {
+			v = Settled(tt.x[:i], Settle{HigherIsBetter: tt.higher})
+			if v.Steady {
+				stop = i
+				break
+			}
 		}
-		if rec.SteadyAfterMs < tt.afterLo || rec.SteadyAfterMs > tt.afterHi {
-			t.Errorf("%s: steady after %v ms, want in [%v, %v] (%s)", tt.why, rec.SteadyAfterMs, tt.afterLo, tt.afterHi, rec.Note)
+		if tt.lo == 0 {
+			if stop != 0 {
+				t.Errorf("%s: stopped at round %d (%s), want never", tt.why, stop, v.Why)
+			}
+			continue
 		}
-		if rec.Note == "" {
-			t.Errorf("%s: no note", tt.why)
+		if stop < tt.lo || stop > tt.hi {
+			t.Errorf("%s: stopped at round %d, want in [%d, %d] (%s)", tt.why, stop, tt.lo, tt.hi, v.Why)
+		}
+		if v.Why == "" {
+			t.Errorf("%s: no evidence", tt.why)
 		}
 	}
 }
 
-func TestRecommendCell(t *testing.T) {
-	// Fork 1 steady from round 4 (3 rounds of 100 ms before it), fork 2 from
-	// round 7 (6 × 100 ms = 600 ms): the cell needs 600 ms.
-	f1 := rounds(100, []float64{900, 850, 800, 100, 101, 99, 100, 102, 98, 100, 101, 99, 100, 100, 101, 99})
-	f2 := rounds(100, []float64{900, 880, 860, 840, 820, 800, 100, 101, 99, 100, 102, 98, 100, 101, 99, 100})
-	after, ok, per := RecommendCell([][]Round{f1, f2}, Options{})
-	if !ok || after != 600 {
-		t.Fatalf("RecommendCell = %v ms ok=%v, want 600 ms ok (per fork: %+v)", after, ok, per)
+// descending is start·f^i: every round better than the last.
+func descending(n int, start, f float64) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = start * math.Pow(f, float64(i))
 	}
-	// A third fork that never settles makes the cell not ok.
-	f3 := rounds(100, []float64{100, 101, 99, 100, 102, 98, 100, 101, 99, 100, 101, 99, 100, 400, 420, 410})
-	if _, ok, _ := RecommendCell([][]Round{f1, f2, f3}, Options{}); ok {
-		t.Errorf("a fork with no steady state must make the cell not ok")
+	return x
+}
+
+// TestSettledByHand: rounds {130, 120, 110, 100, 101, 99, 100, 98}: the
+// latest window {101, 99, 100, 98} has median 99.5 and 2 direction
+// changes (101>99<100>98); the window before {130, 120, 110, 100} has
+// median 115: an improvement of 15.5, more than max(5% of 115 = 5.75,
+// 2·Scale). Scale of the 8: differences {10,10,10,1,2,1,2}, median 2,
+// 2/(0.6745·√2) = 2.097, so 2·Scale = 4.19; allowed 5.75: still improving.
+// Add {100, 99, 101, 100}: latest {100, 99, 101, 100} median 100, before
+// {101, 99, 100, 98} median 99.5: a gain of -0.5: steady.
+func TestSettledByHand(t *testing.T) {
+	x := []float64{130, 120, 110, 100, 101, 99, 100, 98}
+	v := Settled(x, Settle{})
+	if v.Steady || v.Latest != 99.5 || v.Before != 115 || v.Fluctuations != 2 {
+		t.Fatalf("Settled(%v) = %+v, want not steady, latest 99.5, before 115, 2 fluctuations", x, v)
+	}
+	x = append(x, 100, 99, 101, 100)
+	v = Settled(x, Settle{})
+	if !v.Steady || v.Latest != 100 || v.Before != 99.5 {
+		t.Fatalf("Settled(%v) = %+v, want steady, latest 100, before 99.5", x, v)
+	}
+	if v := Settled(x[:5], Settle{}); v.Steady || v.Why != "5 of the 8 rounds the rule reads" {
+		t.Errorf("5 rounds: %+v, want not steady: too few", v)
 	}
 }
 
@@ -67,6 +97,7 @@ func TestParseRound(t *testing.T) {
 		why string
 	}{
 		{"warm-up round 3", 3, true, "the reason trials.go writes"},
+		{RoundReason(7) + "; stop: steady", 7, true, "the last round of an until-steady warm-up"},
 		{"warm-up round 12; generator saturated", 12, true, "a warning appended after it"},
 		{"busy host; warm-up round 2", 2, true, "a warning before it"},
 		{"warm-up round 0", 0, false, "rounds are 1-based"},

@@ -3,7 +3,9 @@ package telemetry
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/threadlab/threadlab/env"
 )
@@ -83,10 +85,14 @@ func pgrpOf(stat []byte) (int, bool) {
 
 // groupTicks reads the cumulative CPU of every process in groups. It scans
 // /proc once: about a hundred small reads a second on a typical host.
-func groupTicks(groups []int) map[int]procTicks {
-	if len(groups) == 0 {
+//
+// With exe set, processes whose executable has that base name count too,
+// except this process, whose CPU the caller counts on its own.
+func groupTicks(groups []int, exe string) map[int]procTicks {
+	if len(groups) == 0 && exe == "" {
 		return nil
 	}
+	self := os.Getpid()
 	want := map[int]bool{}
 	for _, g := range groups {
 		want[g] = true
@@ -106,7 +112,10 @@ func groupTicks(groups []int) map[int]procTicks {
 			continue
 		}
 		g, ok := pgrpOf(b)
-		if !ok || !want[g] {
+		if !ok {
+			continue
+		}
+		if !want[g] && (exe == "" || pid == self || !runs(pid, exe)) {
 			continue
 		}
 		if st, err := env.ParsePidStat(b); err == nil {
@@ -114,6 +123,12 @@ func groupTicks(groups []int) map[int]procTicks {
 		}
 	}
 	return out
+}
+
+// runs reports whether process pid runs an executable named exe.
+func runs(pid int, exe string) bool {
+	p, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
+	return err == nil && filepath.Base(strings.TrimSuffix(p, " (deleted)")) == exe
 }
 
 // ownDelta is the CPU seconds the own groups used between two readings. A

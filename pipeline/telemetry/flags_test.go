@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"syscall"
@@ -107,5 +108,27 @@ func TestOutsideExcludesOwnGroups(t *testing.T) {
 	// Sampling instants differ by microseconds and ticks are 10 ms, so allow 15 points.
 	if diff < hogPct-15 || diff > hogPct+15 {
 		t.Errorf("outside(plain) - outside(hog's group is own) = %.1f%% of a core, want the hog's %.1f%%", diff, hogPct)
+	}
+}
+
+// Options.Exe: a process running an executable of that base name is
+// threadlab's (a remote host's agents), whatever its process group; this
+// process is not listed (its CPU is counted as the sampler's own).
+func TestGroupTicksByExe(t *testing.T) {
+	c := exec.Command("sleep", "5")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { c.Process.Kill(); c.Wait() }()
+	time.Sleep(50 * time.Millisecond) // until sleep has exec'd
+	if _, ok := groupTicks(nil, "sleep")[c.Process.Pid]; !ok {
+		t.Errorf("groupTicks(nil, sleep) misses the sleep process %d", c.Process.Pid)
+	}
+	if _, ok := groupTicks(nil, "no-such-program")[c.Process.Pid]; ok {
+		t.Errorf("groupTicks(nil, no-such-program) lists the sleep process")
+	}
+	self, _ := os.Executable()
+	if _, ok := groupTicks(nil, filepath.Base(self))[os.Getpid()]; ok {
+		t.Errorf("groupTicks lists this process, whose CPU the sampler counts as its own")
 	}
 }

@@ -103,6 +103,7 @@ type Sampler struct {
 	warned   map[string]bool
 	prev     reading
 	groups   []int             // process groups whose CPU is the experiment's
+	exe      string            // base name of threadlab's executable (Options.Exe)
 	own      map[int]procTicks // their processes at the previous reading
 	gc       *counters         // last successful scrape's cumulative GC counters
 	skipped  int               // malformed metric lines over all scrapes
@@ -137,6 +138,11 @@ type Options struct {
 	// database cluster, say) and so is not host noise. The target's own
 	// process group is always included.
 	Groups []int
+	// Exe, when set, is the base name of threadlab's executable: every
+	// other process running an executable of that name is threadlab's too
+	// (on a remote host, the load agents and helpers next to this sampler),
+	// and its CPU is not host noise either.
+	Exe string
 }
 
 // StartWith is Start with Options.
@@ -149,6 +155,7 @@ func StartWith(ctx context.Context, pid int, metricsURL string, o Options) *Samp
 	s := &Sampler{pid: pid, url: metricsURL, interval: interval, client: &http.Client{Timeout: timeout},
 		stop: make(chan struct{}), done: make(chan struct{}), warned: map[string]bool{}}
 	s.groups = append(s.groups, o.Groups...)
+	s.exe = o.Exe
 	if g, ok := processGroup(pid); ok {
 		s.groups = append(s.groups, g)
 	}
@@ -232,7 +239,7 @@ func (s *Sampler) Flags() []Flag {
 // read takes the cumulative counters now. Failures leave the *OK flags
 // false; the caller decides what a gap means.
 func (s *Sampler) read(at time.Time) reading {
-	r := reading{at: at, selfSec: selfCPUSeconds(), own: groupTicks(s.groups)}
+	r := reading{at: at, selfSec: selfCPUSeconds(), own: groupTicks(s.groups, s.exe)}
 	if b, err := os.ReadFile("/proc/" + strconv.Itoa(s.pid) + "/stat"); err == nil {
 		if st, err := env.ParsePidStat(b); err == nil {
 			r.proc, r.procOK = st, true

@@ -1,0 +1,149 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/threadlab/threadlab/pipeline/telemetry"
+)
+
+// Telemetry on the host that runs the process (issue 25): during a trial
+// the controller runs `threadlab remote-helper sample [PIDFILE]` on each
+// host. It reads /proc there, as a single-machine run reads it here: the
+// supervised program's CPU, RSS and threads (its pid from the supervisor's
+// pid file), and the host's CPU used outside threadlab (every process
+// running threadlab's executable, and the program's process group, are
+// threadlab's) and stolen, once a second. It says "ready" once its first
+// reading is taken, samples until its stdin closes, then prints what it
+// sampled as one JSON object and exits.
+
+// sampleReport is what `remote-helper sample` prints at the end.
+type sampleReport struct {
+	Samples []telemetry.Sample `json:"samples"`
+	Flags   []telemetry.Flag   `json:"flags"`
+}
+
+// sampleHelper is `threadlab remote-helper sample [PIDFILE]`.
+func sampleHelper(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 1 {
+		fmt.Fprintln(stderr, "usage: threadlab remote-helper sample [PIDFILE]")
+		return 2
+	}
+	pid := 0
+	if len(args) == 1 {
+		var err error
+		if pid, err = waitPid(args[0], 10*time.Second); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+	}
+	exe := ""
+	if p, err := os.Executable(); err == nil {
+		exe = filepath.Base(p)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	smp := telemetry.StartWith(ctx, pid, "", telemetry.Options{Interval: time.Second, Exe: exe})
+	fmt.Fprintln(stdout, "ready")
+	io.Copy(io.Discard, stdin)
+	rep := sampleReport{Samples: smp.Stop(), Flags: smp.Flags()}
+	if pid == 0 { // a host without a program of ours: only its own CPU matters
+		rep.Flags = slices.DeleteFunc(rep.Flags, func(f telemetry.Flag) bool { return f.Code == telemetry.FlagPidUnreadable })
+	}
+	if err := json.NewEncoder(stdout).Encode(rep); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// waitPid reads a pid file (a supervisor's, or PostgreSQL's
+// postmaster.pid: the pid on the first line), waiting up to within for it.
+func waitPid(file string, within time.Duration) (int, error) {
+	deadline := time.Now().Add(within)
+	for {
+		b, err := os.ReadFile(file)
+		if err == nil {
+			first, _, _ := strings.Cut(string(b), "\n") // postmaster.pid has more lines
+			pid, err := strconv.Atoi(strings.TrimSpace(first))
+			if err != nil || pid <= 0 {
+				return 0, fmt.Errorf("pid file %s holds %q, not a pid", file, b)
+			}
+			return pid, nil
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("no pid file %s after %v: is the program running under threadlab supervise --pidfile?", file, within)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Sampling is a sampler running on a host for one trial.
+type Sampling struct {
+	host string
+	a    *Agent
+	r    *bufio.Reader
+}
+
+// Sample starts sampling on the host: the program of pidFile (a Proc's
+// PidFile) and the host's CPU, or the host's CPU alone when pidFile is "".
+// It returns once the first reading is taken there.
+func (h *Host) Sample(ctx context.Context, pidFile string) (*Sampling, error) {
+	argv := []string{h.Threadlab(), HelperCommand, "sample"}
+	if pidFile != "" {
+		argv = append(argv, pidFile)
+	}
+	a, err := h.StartAgent(argv)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sampling{host: h.Name, a: a, r: bufio.NewReader(a.Stdout)}
+	ready := make(chan error, 1)
+	go func() {
+		line, err := s.r.ReadString('\n')
+		if err == nil && strings.TrimSpace(line) != "ready" {
+			err = fmt.Errorf("said %q", line)
+		}
+		ready <- err
+	}()
+	select {
+	case err = <-ready:
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-time.After(30 * time.Second):
+		err = fmt.Errorf("not ready after 30s")
+	}
+	if err != nil {
+		cerr := a.Close()
+		return nil, fmt.Errorf("host %s: start the sampler: %v%v", h.Name, err, orNil(cerr))
+	}
+	return s, nil
+}
+
+func orNil(err error) string {
+	if err == nil {
+		return ""
+	}
+	return " (" + err.Error() + ")"
+}
+
+// Stop ends the sampling and returns the samples and the sampler's flags.
+func (s *Sampling) Stop() ([]telemetry.Sample, []telemetry.Flag, error) {
+	s.a.Stdin.Close()
+	var rep sampleReport
+	derr := json.NewDecoder(s.r).Decode(&rep)
+	cerr := s.a.Close()
+	if derr != nil || cerr != nil {
+		return nil, nil, fmt.Errorf("host %s: the sampler's report: %v%s", s.host, derr, orNil(cerr))
+	}
+	return rep.Samples, rep.Flags, nil
+}

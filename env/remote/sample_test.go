@@ -1,0 +1,85 @@
+package remote
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The sampler a multi-host run starts on the target host reads the
+// supervised program's /proc there: a busy child shows CPU, RSS and a
+// thread, sampled once a second until its stdin closes, then reported as
+// JSON. Without a pid file it samples the host alone, without a flag.
+func TestSampleHelper(t *testing.T) {
+	if testing.Short() {
+		t.Skip("samples for 2 s")
+	}
+	// A child that is busy for about a second and then sleeps.
+	child := exec.Command("sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; sleep 5")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
+	pidfile := filepath.Join(t.TempDir(), "p.pid")
+	os.WriteFile(pidfile, []byte(strconv.Itoa(child.Process.Pid)+"\n"), 0o644)
+
+	for _, c := range []struct {
+		why  string
+		args []string
+		proc bool
+	}{
+		{"the program and the host", []string{"sample", pidfile}, true},
+		{"the host alone", []string{"sample"}, false},
+	} {
+		in, inW := io.Pipe()
+		var out, errb bytes.Buffer
+		done := make(chan int, 1)
+		go func() { done <- helper(c.args, in, &out, &errb) }()
+		time.Sleep(2100 * time.Millisecond)
+		inW.Close()
+		if code := <-done; code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.why, code, errb.String())
+		}
+		first, rest, _ := strings.Cut(out.String(), "\n")
+		var rep sampleReport
+		if err := json.Unmarshal([]byte(rest), &rep); first != "ready" || err != nil {
+			t.Fatalf("%s: printed %q then %q (%v), want ready then a JSON report", c.why, first, rest, err)
+		}
+		if len(rep.Samples) < 2 || len(rep.Flags) != 0 {
+			t.Errorf("%s: %d samples, flags %v: want 2 or more one-second samples and no flag", c.why, len(rep.Samples), rep.Flags)
+			continue
+		}
+		x := rep.Samples[0]
+		if got := x.RSSMB > 0 && x.Threads == 1 && x.CPUUserPct+x.CPUSysPct > 0; got != c.proc {
+			t.Errorf("%s: first sample %+v: process figures present %v, want %v", c.why, x, got, c.proc)
+		}
+	}
+}
+
+func TestWaitPid(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good"), filepath.Join(dir, "bad")
+	os.WriteFile(good, []byte("123\n"), 0o644)
+	os.WriteFile(bad, []byte("x"), 0o644)
+	for _, c := range []struct {
+		why, file string
+		pid       int
+		err       string
+	}{
+		{"a pid", good, 123, ""},
+		{"garbage", bad, 0, "not a pid"},
+		{"no file within the wait", filepath.Join(dir, "none"), 0, "no pid file"},
+	} {
+		pid, err := waitPid(c.file, 100*time.Millisecond)
+		if pid != c.pid || (err == nil) != (c.err == "") || (err != nil && !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("%s: %d, %v; want %d, %q", c.why, pid, err, c.pid, c.err)
+		}
+	}
+}

@@ -1,0 +1,158 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/threadlab/threadlab/env/remote"
+	"github.com/threadlab/threadlab/pipeline/telemetry"
+)
+
+// Telemetry and noise on the hosts of a multi-host run (issue 25): for
+// each trial a sampler runs on every host (remote.Host.Sample). The target
+// host's sampler reads the target process from /proc there, so target CPU,
+// RSS and threads fill the same columns as on one machine; every host's
+// CPU used outside threadlab and its steal gate the trial as this
+// machine's do on a single-machine run, each host on its own. JVM metrics
+// still come from the target's actuator, scraped from here.
+
+// hostSampling is one trial's samplers, one per distinct host.
+type hostSampling struct {
+	names []string // "target tl-target", in inventory order
+	runs  []*remote.Sampling
+	errs  []error
+}
+
+// noiseOn is one host's noise over a trial's window, % of one core.
+type noiseOn struct {
+	Host           string
+	Outside, Steal float64
+}
+
+// startSampling starts a sampler on every host; on the target host it
+// samples the target process too. A host whose sampler does not start is
+// named in the trial's reasons when it stops.
+func (hr *hostRun) startSampling(ctx context.Context, s *State, t Target) *hostSampling {
+	hr.warnOnce(s, "cooldown", "multi-host run: the idle-host wait before a fork (cooldown.max_busy_pct) reads this machine only and is skipped; the in-trial noise gates run on every host")
+	pidFile := ""
+	if rt, ok := t.(*remoteTarget); ok {
+		pidFile = rt.proc.PidFile
+	}
+	var conns []*remote.Host
+	hs := &hostSampling{}
+	for i, h := range hr.rec.Hosts {
+		c := hr.conn(i)
+		if c == nil || slices.Contains(conns, c) { // a host with two roles is sampled once
+			continue
+		}
+		conns = append(conns, c)
+		hs.names = append(hs.names, h.Role+" "+h.SSH)
+	}
+	hs.runs, hs.errs = make([]*remote.Sampling, len(conns)), make([]error, len(conns))
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		pf := ""
+		switch {
+		case c == hr.target:
+			pf = pidFile
+		case hr.dbPidFile != "" && hr.inv.Database != nil && c == hr.conn(len(hr.rec.Hosts)-1):
+			pf = hr.dbPidFile // PostgreSQL's processes are the experiment's, not noise
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); hs.runs[i], hs.errs[i] = c.Sample(ctx, pf) }()
+	}
+	wg.Wait()
+	return hs
+}
+
+// stop ends the samplers and folds the target host's samples into the
+// trial's (sampled here for the JVM scrape): its process and host columns
+// replace this machine's, and its flags this machine's process flags (the
+// target's pid is not on this machine). It returns each host's noise and
+// the reasons the trial is invalid for a host: noise over the manifest's
+// gates, or no sampler.
+func (hs *hostSampling) stop(s *State, local []telemetry.Sample, flags []telemetry.Flag) ([]telemetry.Sample, []telemetry.Flag, []noiseOn, []string) {
+	m := s.M
+	var noise []noiseOn
+	var reasons []string
+	flags = slices.DeleteFunc(flags, func(f telemetry.Flag) bool { return slices.Contains(telemetry.Affects(f.Code), "target_cpu_pct") })
+	for i, r := range hs.runs {
+		name := hs.names[i]
+		if r == nil {
+			reasons = append(reasons, fmt.Sprintf("host %s: no telemetry (%v)", name, hs.errs[i]))
+			continue
+		}
+		samples, fl, err := r.Stop()
+		if err != nil {
+			reasons = append(reasons, fmt.Sprintf("host %s: no telemetry (%v)", name, err))
+			continue
+		}
+		outside, steal := measureNoise(samples)
+		noise = append(noise, noiseOn{Host: name, Outside: round1(outside), Steal: round1(steal)})
+		if outside > m.Noise.MaxOutsidePct {
+			reasons = append(reasons, fmt.Sprintf("host noise on %s: %.0f%% of one core used outside threadlab during the window (noise.max_outside_pct %g)", name, outside, m.Noise.MaxOutsidePct))
+		}
+		if steal > m.Noise.MaxStealPct {
+			reasons = append(reasons, fmt.Sprintf("host noise on %s: %.0f%% of one core stolen by the hypervisor during the window (noise.max_steal_pct %g)", name, steal, m.Noise.MaxStealPct))
+		}
+		if i == 0 { // the target host
+			local = withProcess(local, samples)
+			flags = append(flags, fl...)
+		}
+	}
+	return local, flags, noise, reasons
+}
+
+// withProcess puts the target host's process and host columns into the
+// samples taken here, second by second; a second only the target host
+// sampled is added as it is.
+func withProcess(local, remote []telemetry.Sample) []telemetry.Sample {
+	at := map[int]int{}
+	for i, x := range local {
+		at[int(x.T)] = i
+	}
+	for _, r := range remote {
+		i, ok := at[int(r.T)]
+		if !ok {
+			r.GenCPUPct = 0
+			local = append(local, r)
+			continue
+		}
+		x := &local[i]
+		x.CPUUserPct, x.CPUSysPct, x.RSSMB, x.Threads = r.CPUUserPct, r.CPUSysPct, r.RSSMB, r.Threads
+		x.HostCPUPct, x.HostStealPct = r.HostCPUPct, r.HostStealPct
+	}
+	slices.SortStableFunc(local, func(a, b telemetry.Sample) int {
+		switch {
+		case a.T < b.T:
+			return -1
+		case a.T > b.T:
+			return 1
+		}
+		return 0
+	})
+	return local
+}
+
+// noiseText is the hosts' noise for trials.csv: "target tl-target 3.1%
+// (steal 0.0%); load tl-load1 0.5% ...", each host's CPU outside threadlab
+// in % of one core.
+func noiseText(ns []noiseOn) string {
+	var parts []string
+	for _, n := range ns {
+		parts = append(parts, fmt.Sprintf("%s %.1f%% (steal %.1f%%)", n.Host, n.Outside, n.Steal))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// worst is the highest outside and steal among the hosts: the figures of
+// the trial's host_outside_pct and host_steal_pct columns.
+func worst(ns []noiseOn) (outside, steal float64) {
+	for _, n := range ns {
+		outside, steal = max(outside, n.Outside), max(steal, n.Steal)
+	}
+	return outside, steal
+}
