@@ -26,8 +26,8 @@ $(BIN): $(GOFILES)
 
 build: $(BIN) ## build bin/threadlab
 
-targets: $(BIN) ## build the Spring Boot targets (cached by source hash; needs JDK >= 21 and Maven)
-	$(BIN) targets
+targets: $(BIN) ## build the Spring Boot targets on every line, 3.5/4.0/4.1 (cached by source hash and version; needs JDK >= 21 and Maven)
+	$(BIN) targets -boot all
 
 experiment: $(BIN) ## run EXP (PROFILE=smoke for seconds, full for the seed's parameters); data/ and reports/
 	@test -n "$(EXP)" || { echo "usage: make experiment EXP=<name> [PROFILE=smoke|full]"; echo "experiments: $$(ls experiments/*.yaml | xargs -n1 basename | sed 's/.yaml//' | tr '\n' ' ')"; exit 2; }
@@ -87,3 +87,4 @@ setup: ## install what the tests need (PostgreSQL, Chromium, Maven, JDK 21 into 
 clean: ## remove build output (keeps data/ and reports/)
 	rm -rf bin
 	find env/targets -name target -type d -prune -exec rm -rf {} +
+	rm -rf env/targets/.boot

@@ -42,6 +42,7 @@ func Lint(m *Manifest) []Warning {
 	m.lintFloors(warn)
 	m.lintDecidable(warn)
 	m.lintJDK(warn)
+	m.lintBoot(warn)
 	m.lintTrust(warn)
 	if _, ok := m.Profiles["smoke"]; !ok && m.Profile == "" {
 		warn("profiles", "no smoke profile: add profiles: {smoke: {...}} so tests can run the experiment in seconds")

@@ -28,6 +28,8 @@ var lintBase = []struct{ key, block string }{
 	{"profiles", `{smoke: {trials: 2, load: {burst: 300, warmup: 1s}}}`},
 	{"fresh_jvm", ""},
 	{"sweep", ""},
+	{"source", ""},
+	{"spring_boot", ""},
 }
 
 // lintManifest builds lintBase with some blocks replaced; "" removes one.
@@ -157,6 +159,14 @@ func TestLint(t *testing.T) {
 		{name: "JDK the targets cannot run on", with: map[string]string{"variants": "\n  platform: {target: spring-mvc, jdk: 17, properties: {spring.threads.virtual.enabled: \"false\"}}\n  virtual: {target: spring-mvc, jdk: 21, properties: {spring.threads.virtual.enabled: \"true\"}}"},
 			want: []string{"variants.platform.jdk: the built-in targets are compiled for Java 21 (virtual threads), so a variant on JDK 17 is skipped at every run"},
 			why:  "a variant that can never run makes every claim reading it not applicable; JDK 21 (the virtual variant) is fine"},
+		{name: "seed's Spring Boot line not run", with: map[string]string{"source": `"002: the loom-webflux-benchmarks README"`},
+			want: []string{"spring_boot: seed 002 ran Spring Boot 4.1.0, but no variant here runs the 4.1 line (they run 4.0.7)"},
+			why:  "the default 4.0.7 is not the line seed 002 ran: a difference from the seed could be the Boot's"},
+		{name: "seed's Spring Boot line", with: map[string]string{"source": `"002: the loom-webflux-benchmarks README"`, "spring_boot": "4.1"},
+			why: "the manifest runs the seed's line (4.1.2 for 4.1.0): quiet"},
+		{name: "seed's line on one variant", with: map[string]string{"source": `"004: devdojo"`,
+			"variants": "\n  platform: {target: spring-mvc, spring_boot: \"3.5\", properties: {spring.threads.virtual.enabled: \"false\"}}\n  virtual: {target: spring-mvc, properties: {spring.threads.virtual.enabled: \"true\"}}"},
+			why: "a version experiment runs the seed's line beside others: one variant on it is enough"},
 		{name: "burst below the pool", with: map[string]string{"load": "\n  model: burst\n  burst: 150\n  requests: [{path: \"/io?ms=300\"}]\n  warmup: {until: steady}"},
 			want: []string{"load.burst: 150 concurrent requests never exceed variant platform's 200 Tomcat threads"},
 			why:  "every request gets a platform thread at once, so nothing queues (seed 000's 8-request flake)"},

@@ -88,7 +88,7 @@ func TestProblems(t *testing.T) {
 	}{
 		{"unknown key", "typos must not be silently ignored",
 			func(s string) string { return strings.Replace(s, "trials: 3", "trails: 3", 1) }, "",
-			[]string{`demo.yaml:12:1: trails: unknown key "trails", did you mean "trials"? (known keys here: aot_cache, claims, cooldown, forks, fresh_jvm, headline, iterations, load, name, noise, notes, order, pinning, profile, profiles, question, retries, seed, services, source, startup, sweep, title, trials, variants)`}},
+			[]string{`demo.yaml:12:1: trails: unknown key "trails", did you mean "trials"? (known keys here: aot_cache, claims, cooldown, forks, fresh_jvm, headline, iterations, load, name, noise, notes, order, pinning, profile, profiles, question, retries, seed, services, source, spring_boot, startup, sweep, title, trials, variants)`}},
 		{"unknown nested key", "strictness applies at every depth",
 			func(s string) string {
 				return strings.Replace(s, "{target: spring-mvc}", "{target: spring-mvc, propertys: {a: b}}", 1)
@@ -138,6 +138,19 @@ func TestProblems(t *testing.T) {
 		{"jdk on a command", "threadlab starts a command as written, so it cannot choose its Java",
 			func(s string) string { return strings.Replace(s, "ready: /health}", "ready: /health, jdk: 21}", 1) }, "",
 			[]string{`variants.own.jdk: jdk applies to built-in targets only (a command picks its own Java: set JAVA_HOME in env:, and remove jdk)`}},
+		{"spring_boot not a line", "the error names every supported line, at the line the author wrote",
+			func(s string) string { return strings.Replace(s, "trials: 3", "trials: 3\nspring_boot: 4.2", 1) }, "",
+			[]string{`demo.yaml:13:14: spring_boot: Spring Boot "4.2" is not a supported line (use 3.5 (3.5.7), 4.0 (4.0.7) or 4.1 (4.1.2))`}},
+		{"spring_boot patch not built", "a seed's own patch (4.1.1) is not what would run: say which one is",
+			func(s string) string {
+				return strings.Replace(s, "{target: spring-mvc}", "{target: spring-mvc, spring_boot: 4.1.1}", 1)
+			}, "",
+			[]string{`demo.yaml:5:47: variants.platform.spring_boot: Spring Boot 4.1.1 is not built here: the 4.1 line builds 4.1.2 (write 4.1 or 4.1.2)`}},
+		{"spring_boot on a command", "a command brings its own build",
+			func(s string) string {
+				return strings.Replace(s, "ready: /health}", "ready: /health, spring_boot: \"4.1\"}", 1)
+			}, "",
+			[]string{`variants.own.spring_boot: spring_boot applies to built-in targets only (a command brings its own build; remove spring_boot)`}},
 		{"bad model", "models are a closed set",
 			func(s string) string { return strings.Replace(s, "model: burst", "model: bursty", 1) }, "",
 			[]string{`demo.yaml:8:10: load.model: "bursty" is not a load model (use closed, open, burst, ramp)`}},

@@ -61,8 +61,14 @@ type Manifest struct {
 	Pinning  Pinning  `yaml:"pinning,omitempty"`
 	// AOTCache starts built-in targets from a JDK 25 AOT cache (aot.go);
 	// nil means on, and Normalize makes it explicit.
-	AOTCache *bool   `yaml:"aot_cache,omitempty"`
-	Claims   []Claim `yaml:"claims,omitempty"`
+	AOTCache *bool `yaml:"aot_cache,omitempty"`
+	// SpringBoot is the Spring Boot line the built-in targets are built on
+	// ("4.1", or the version built for it, "4.1.2"; env/targets.BootLines);
+	// a variant's own spring_boot overrides it. Normalize writes the
+	// version (default env/targets.DefaultBoot) here and on every built-in
+	// variant, so the manifest saved with a run says which Boot ran.
+	SpringBoot string  `yaml:"spring_boot,omitempty"`
+	Claims     []Claim `yaml:"claims,omitempty"`
 
 	Profiles map[string]yaml.Node `yaml:"profiles,omitempty"`
 
@@ -110,6 +116,9 @@ type Variant struct {
 	// skipped with its reason and the claims reading it are not applicable
 	// here (pipeline/jdk.go).
 	JDK int `yaml:"jdk,omitempty"`
+	// SpringBoot overrides the manifest's spring_boot for this built-in
+	// variant (the version experiment runs one model on several lines).
+	SpringBoot string `yaml:"spring_boot,omitempty"`
 	// Measure is "" (steady state, the default) or "cold": the start itself
 	// is measured, with no warm-up and no steady-state selection
 	// (warmup.go; aot-cache's start-up arm).

@@ -58,7 +58,7 @@ func Commands(m *Manifest) []Command {
 				}
 			}
 			c.Field = "variants." + v.Name + ".jvm"
-			c.Argv = targets.Command("$JAVA_HOME", targets.JarPath("env/targets", v.Target), 0, props, v.JVM)
+			c.Argv = targets.Command("$JAVA_HOME", targets.JarPathBoot("env/targets", v.Target, v.SpringBoot), 0, props, v.JVM)
 			for i, a := range c.Argv {
 				if a == "--server.port=0" {
 					c.Argv[i] = "--server.port={port}"

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/env"
+	"github.com/threadlab/threadlab/env/targets"
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/metric"
 )
@@ -48,6 +49,7 @@ func (m *Manifest) Normalize() {
 		m.CoolDown.Pause = time.Second
 	}
 	builtin := false
+	m.normalizeBoot()
 	for i := range m.Variants {
 		v := &m.Variants[i]
 		if v.Target != "" {
@@ -186,6 +188,7 @@ func (m *Manifest) validate(pos positions, cs claimScope) Problems {
 		bad("question", "missing (the question the experiment answers; the report opens with it)")
 	}
 	m.validateVariants(bad)
+	m.validateBoot(bad)
 	if len(m.Variants) > MaxVariants {
 		// Later checks go over every variant; stop here rather than spend
 		// time on a manifest that cannot run anyway.
@@ -372,6 +375,11 @@ func (m *Manifest) validateVariants(bad badFunc) {
 			bad(f+".jdk", "jdk applies to built-in targets only (a command picks its own Java: set JAVA_HOME in env:, and remove jdk)")
 		case v.JDK < 8 || v.JDK > 99:
 			bad(f+".jdk", "%d is not a Java feature release (write the major version, like 21 or 25)", v.JDK)
+		}
+		if v.SpringBoot != "" && len(v.Command) > 0 {
+			bad(f+".spring_boot", "spring_boot applies to built-in targets only (a command brings its own build; remove spring_boot)")
+		} else if _, err := targets.ResolveBoot(v.SpringBoot); v.SpringBoot != "" && err != nil {
+			bad(f+".spring_boot", "%v", err)
 		}
 		for i, o := range v.JVM {
 			if o == "" || strings.ContainsRune(o, 0) {

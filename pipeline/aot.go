@@ -6,6 +6,7 @@ import (
 
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/env/targets"
+	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
 
@@ -30,7 +31,7 @@ func (s *State) prepareAOT(ctx context.Context) error {
 		if v.Target == "" || s.skipped(v.Name) {
 			continue
 		}
-		fat := s.Jars[v.Target]
+		fat := s.jarOf(v.Target, v.SpringBoot)
 		rec := record.AOTStart{Variant: v.Name, Target: v.Target, Asked: s.M.AOT(), Jar: fat}
 		jar, extra, used, err := targets.Start(ctx, s.M.AOT(), s.javaHome(v.Name), v.Target, fat, v.JVM, s.Opt.Log)
 		switch {
@@ -57,11 +58,46 @@ func (s *State) prepareAOT(ctx context.Context) error {
 // startOf is the jar and the extra JVM options a variant's built-in target
 // starts with; the fat jar alone when Build did not decide (tests that set
 // Jars directly).
-func (s *State) startOf(variant, target string) (string, []string) {
-	if a, ok := s.starts[variant]; ok {
+func (s *State) startOf(v experiments.Variant) (string, []string) {
+	if a, ok := s.starts[v.Name]; ok {
 		return a.Jar, a.Extra
 	}
-	return s.Jars[target], nil
+	return s.jarOf(v.Target, v.SpringBoot), nil
+}
+
+// bootOf is the Spring Boot version of a variant: its spring_boot, which
+// Normalize fills, or the default for a manifest built in a test.
+func bootOf(version string) string {
+	if version == "" {
+		return targets.DefaultBoot
+	}
+	return version
+}
+
+// jarKey is the key of State.Jars: the target's name on the default
+// Spring Boot (as tests set it), target@version on another.
+func jarKey(target, version string) string {
+	if bootOf(version) == targets.DefaultBoot {
+		return target
+	}
+	return target + "@" + version
+}
+
+// jarOf is the fat jar of a built-in target on a Spring Boot version.
+func (s *State) jarOf(target, version string) string {
+	return s.Jars[jarKey(target, version)]
+}
+
+// bootVersions are the Spring Boot versions the run's built-in variants
+// are built on, each once.
+func (s *State) bootVersions() []string {
+	var out []string
+	for _, v := range s.M.Variants {
+		if v.Target != "" && !slices.Contains(out, bootOf(v.SpringBoot)) {
+			out = append(out, bootOf(v.SpringBoot))
+		}
+	}
+	return out
 }
 
 // aotCaches lists the caches the run uses for the fingerprint, one per

@@ -30,7 +30,7 @@ func TestPrepareAOT(t *testing.T) {
 		if err := s.prepareAOT(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		jar, extra := s.startOf("mvc", "spring-mvc")
+		jar, extra := s.startOf(s.M.Variants[0])
 		if jar != s.Jars["spring-mvc"] || len(extra) != 0 || len(s.Meta.Warnings) != 0 {
 			t.Errorf("aot_cache: false: started %s %v with warnings %v, want the fat jar, nothing appended, no warning", jar, extra, s.Meta.Warnings)
 		}
@@ -46,7 +46,7 @@ func TestPrepareAOT(t *testing.T) {
 		if err := s.prepareAOT(context.Background()); err != nil {
 			t.Fatalf("a failed AOT training must not fail the run: %v", err)
 		}
-		jar, extra := s.startOf("mvc", "spring-mvc")
+		jar, extra := s.startOf(s.M.Variants[0])
 		if jar != s.Jars["spring-mvc"] || len(extra) != 0 {
 			t.Errorf("started %s %v, want the fat jar without AOT options", jar, extra)
 		}
@@ -68,4 +68,32 @@ func TestPrepareAOT(t *testing.T) {
 			t.Errorf("prepareAOT on a cancelled context returned nil; Ctrl-C during training must stop the run")
 		}
 	})
+}
+
+// Each variant starts the jar of its own Spring Boot: the default's under
+// the target's name (as tests and a one-line run set it), another line's
+// under target@version.
+func TestJarOfBoot(t *testing.T) {
+	m := &experiments.Manifest{Variants: experiments.Variants{
+		{Name: "a", Target: "spring-mvc", SpringBoot: "4.1.2"},
+		{Name: "b", Target: "spring-mvc"}, // not normalized: the default
+		{Name: "c", Command: []string{"./x"}},
+		{Name: "d", Target: "spring-webflux", SpringBoot: "3.5.7"},
+		{Name: "e", Target: "spring-webflux", SpringBoot: "4.1.2"},
+	}}
+	s := &State{M: m, Jars: map[string]string{
+		"spring-mvc": "/mvc-407.jar", "spring-mvc@4.1.2": "/mvc-412.jar",
+		"spring-webflux@3.5.7": "/wf-357.jar", "spring-webflux@4.1.2": "/wf-412.jar",
+	}}
+	if got := strings.Join(s.bootVersions(), ","); got != "4.1.2,4.0.7,3.5.7" {
+		t.Errorf("bootVersions = %s, want 4.1.2,4.0.7,3.5.7 (variant order, once each, commands left out)", got)
+	}
+	for _, tc := range []struct{ variant, want string }{
+		{"a", "/mvc-412.jar"}, {"b", "/mvc-407.jar"}, {"d", "/wf-357.jar"}, {"e", "/wf-412.jar"},
+	} {
+		i := slices.IndexFunc(m.Variants, func(v experiments.Variant) bool { return v.Name == tc.variant })
+		if jar, _ := s.startOf(m.Variants[i]); jar != tc.want {
+			t.Errorf("variant %s starts %s, want %s", tc.variant, jar, tc.want)
+		}
+	}
 }

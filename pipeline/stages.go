@@ -106,7 +106,8 @@ func (s *State) needsJVM() bool {
 	return slices.ContainsFunc(s.M.Variants, func(v experiments.Variant) bool { return v.Target != "" })
 }
 
-// Build finds a JDK and builds the built-in targets (cached by source hash).
+// Build finds a JDK and builds the built-in targets on every Spring Boot
+// version the variants ask for (cached by source hash and version).
 type Build struct{}
 
 func (Build) Name() string { return "build targets" }
@@ -122,23 +123,35 @@ func (Build) Run(ctx context.Context, s *State) error {
 	s.JavaHome = jh
 	s.Logf("JDK %d at %s", major, jh)
 	s.resolveJDKs(targets.ReleaseFinder(s.Opt.TargetsDir))
-	jars, err := targets.Build(ctx, s.Opt.TargetsDir, s.Opt.Log)
-	if err != nil {
-		return err
+	s.Jars = map[string]string{}
+	for _, version := range s.bootVersions() {
+		jars, err := targets.BuildBoot(ctx, s.Opt.TargetsDir, version, s.Opt.Log)
+		if err != nil {
+			return err
+		}
+		for n, jar := range jars {
+			s.Jars[jarKey(n, version)] = jar
+		}
 	}
-	s.Jars = jars
 	s.Components = map[string]string{}
+	mixed := len(s.bootVersions()) > 1
 	for _, v := range s.M.Variants {
 		if v.Target == "" {
 			continue
 		}
-		vs, err := targets.Versions(jars[v.Target])
+		vs, err := targets.Versions(s.jarOf(v.Target, v.SpringBoot))
 		if err != nil {
 			s.Warn("versions of %s: %v", v.Target, err)
 			continue
 		}
+		// One Boot: keys as before ("spring-mvc spring-boot"); several: the
+		// version too, so each line's libraries stand side by side.
+		name := v.Target
+		if mixed {
+			name += "@" + bootOf(v.SpringBoot)
+		}
 		for k, x := range vs {
-			s.Components[v.Target+" "+k] = x
+			s.Components[name+" "+k] = x
 		}
 	}
 	if err := s.prepareAOT(ctx); err != nil {

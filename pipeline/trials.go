@@ -460,7 +460,7 @@ func (s *State) launch(ctx context.Context, j Job, seq, fork int) (Target, error
 	var argv []string
 	actuator := 0
 	if v.Target != "" {
-		jar, extra := s.startOf(v.Name, v.Target)
+		jar, extra := s.startOf(v)
 		jh, props := s.javaHome(v.Name), Properties(m, j.Cell, s.ServiceProps)
 		if s.hosts != nil { // the target host's JDK, the jar shipped there, its address
 			if jh, jar, extra, err = s.hosts.javaTarget(ctx, s, v, jar, extra, props); err != nil {

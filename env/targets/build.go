@@ -26,12 +26,24 @@ import (
 const StampFile = ".threadlab-source-hash"
 
 // Build makes sure every target jar under root (the env/targets directory) is
-// built from the current sources and returns name -> absolute jar path.
-// Maven runs only when the source hash (every pom.xml and src/** file)
-// differs from the stamp next to a jar, or a jar is missing; a file lock
-// keeps concurrent threadlab processes from building the same tree at once.
-// Maven's output goes to log; on failure the error quotes its tail.
+// built on the default Spring Boot (DefaultBoot, the poms' parent) from the
+// current sources and returns name -> absolute jar path: BuildBoot with
+// DefaultBoot.
 func Build(ctx context.Context, root string, log io.Writer) (map[string]string, error) {
+	return BuildBoot(ctx, root, DefaultBoot, log)
+}
+
+// BuildBoot builds every target on Spring Boot version (a Version of
+// BootLines) and returns name -> absolute jar path. DefaultBoot builds in
+// root; any other version in a generated copy of the project (BootDir,
+// writeCopy) with -Dthreadlab.boot=<line>, which turns on that line's
+// Maven profiles. Maven runs only when the key (BuildKey: the source hash
+// of every pom.xml and src/** file under root, and the version) differs
+// from the stamp next to a jar, or a jar is missing; a file lock keeps
+// concurrent threadlab processes from building the same tree at once.
+// Maven's output goes to log; on failure the error quotes its tail. A jar
+// that does not ship the asked-for spring-boot is an error.
+func BuildBoot(ctx context.Context, root, version string, log io.Writer) (map[string]string, error) {
 	if log == nil {
 		log = io.Discard
 	}
@@ -42,24 +54,32 @@ func Build(ctx context.Context, root string, log io.Writer) (map[string]string, 
 	if _, err := os.Stat(filepath.Join(root, "pom.xml")); err != nil {
 		return nil, fmt.Errorf("build targets: %s is not the targets directory (no pom.xml): %w; pass the path to env/targets", root, err)
 	}
+	b, err := ResolveBoot(version)
+	if err != nil {
+		return nil, fmt.Errorf("build targets: %w", err)
+	}
+	dir := BootDir(root, b.Version)
 	jars := map[string]string{}
 	for _, n := range names {
-		jars[n] = JarPath(root, n)
+		jars[n] = JarPath(dir, n)
 	}
 	hash, err := SourceHash(root)
 	if err != nil {
 		return nil, fmt.Errorf("build targets: %w", err)
 	}
-	if upToDate(root, hash) {
+	key := BuildKey(hash, b.Version)
+	if upToDate(dir, key) {
 		return jars, nil
 	}
-
-	lock, err := lockBuild(ctx, root)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("build targets: %w", err)
+	}
+	lock, err := lockBuild(ctx, dir)
 	if err != nil {
 		return nil, fmt.Errorf("build targets: %w", err)
 	}
-	defer lock.Close()        // closing the last copy releases the flock
-	if upToDate(root, hash) { // another process built it while we waited
+	defer lock.Close()      // closing the last copy releases the flock
+	if upToDate(dir, key) { // another process built it while we waited
 		return jars, nil
 	}
 
@@ -76,31 +96,42 @@ func Build(ctx context.Context, root string, log io.Writer) (map[string]string, 
 	}
 	// clean: a source file deleted since the last build must not survive as a
 	// stale class in target/classes.
-	argv := []string{mvn, "-q", "-B", "-DskipTests", "clean", "package"}
+	argv := []string{mvn, "-q", "-B", "-DskipTests"}
+	if dir != root {
+		if err := writeCopy(root, dir, b); err != nil {
+			return nil, fmt.Errorf("build targets: %w", err)
+		}
+		argv = append(argv, "-Dthreadlab.boot="+b.Line)
+	}
+	argv = append(argv, "clean", "package")
+	mvnLine := strings.Join(argv[1:], " ")
 	var out lockedBuffer
 	w := io.MultiWriter(&out, log)
-	fmt.Fprintf(log, "building targets in %s with %s (JAVA_HOME=%s)\n", root, mvn, javaHome)
+	fmt.Fprintf(log, "building targets on Spring Boot %s in %s with %s (JAVA_HOME=%s)\n", b.Version, dir, mvn, javaHome)
 	start := time.Now()
 	// Maven runs under a supervisor (env/supervise): Ctrl-C stops it and
 	// its forked JVMs, and so does threadlab's death, even by kill -9. The
 	// supervisor holds the lock too, so the lock is free exactly when no
 	// process of this build is left: a second run cannot start a second
 	// build in the same tree while an orphan of the first still writes it.
-	err = supervise.Run(ctx, supervise.Spec{Argv: argv, Dir: root, Env: append(os.Environ(), "JAVA_HOME="+javaHome),
+	err = supervise.Run(ctx, supervise.Spec{Argv: argv, Dir: dir, Env: append(os.Environ(), "JAVA_HOME="+javaHome),
 		Stdout: w, Stderr: w, Grace: 3 * time.Second, Hold: []*os.File{lock}})
 	if err != nil {
-		return nil, fmt.Errorf("build targets: mvn -q -B -DskipTests clean package in %s failed (%w); run it there to see the full log; last lines:\n%s",
-			root, err, tail(out.String(), 30))
+		return nil, fmt.Errorf("build targets: mvn %s in %s failed (%w); run it there to see the full log; last lines:\n%s",
+			mvnLine, dir, err, tail(out.String(), 30))
 	}
 	for n, jar := range jars {
 		if _, err := os.Stat(jar); err != nil {
 			return nil, fmt.Errorf("build targets: maven succeeded but %s is missing (is <finalName>%s</finalName> still in %s/pom.xml?): %w", jar, n, n, err)
 		}
-		if err := writeStamp(filepath.Join(filepath.Dir(jar), StampFile), hash); err != nil {
+		if vs, err := Versions(jar); err == nil && vs["spring-boot"] != b.Version {
+			return nil, fmt.Errorf("build targets: %s ships spring-boot %s, not the %s asked for (is the parent of %s/pom.xml spring-boot-starter-parent?)", jar, vs["spring-boot"], b.Version, root)
+		}
+		if err := writeStamp(filepath.Join(filepath.Dir(jar), StampFile), key); err != nil {
 			return nil, fmt.Errorf("build targets: %w", err)
 		}
 	}
-	fmt.Fprintf(log, "built %d targets in %s\n", len(jars), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(log, "built %d targets on Spring Boot %s in %s\n", len(jars), b.Version, time.Since(start).Round(time.Millisecond))
 	return jars, nil
 }
 
@@ -108,6 +139,28 @@ func Build(ctx context.Context, root string, log io.Writer) (map[string]string, 
 // directory below root (paths and contents, in path order); target/ and
 // hidden directories are skipped. It changes exactly when Maven's inputs do.
 func SourceHash(root string) (string, error) {
+	files, err := sourceFiles(root)
+	if err != nil {
+		return "", fmt.Errorf("hash sources: %w", err)
+	}
+	h := sha256.New()
+	for _, rel := range files {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			return "", fmt.Errorf("hash sources: %w", err)
+		}
+		// path and length prefix: moving bytes between files changes the hash
+		fmt.Fprintf(h, "%s\x00%d\x00", rel, len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// sourceFiles lists, slash-separated and sorted, the files Maven reads
+// under root: every pom.xml and every file under a src directory;
+// target/ and hidden directories (such as the copies in .boot/) are
+// skipped.
+func sourceFiles(root string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -133,34 +186,24 @@ func SourceHash(root string) (string, error) {
 		return nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("hash sources under %s: %w", root, err)
+		return nil, fmt.Errorf("list sources under %s: %w", root, err)
 	}
 	if !slices.Contains(files, "pom.xml") {
-		return "", fmt.Errorf("hash sources: no pom.xml in %s; pass the path to env/targets", root)
+		return nil, fmt.Errorf("no pom.xml in %s; pass the path to env/targets", root)
 	}
 	slices.Sort(files)
-	h := sha256.New()
-	for _, rel := range files {
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-		if err != nil {
-			return "", fmt.Errorf("hash sources: %w", err)
-		}
-		// path and length prefix: moving bytes between files changes the hash
-		fmt.Fprintf(h, "%s\x00%d\x00", rel, len(data))
-		h.Write(data)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return files, nil
 }
 
-// upToDate reports whether every jar exists and was built from hash.
-func upToDate(root, hash string) bool {
+// upToDate reports whether every jar exists and was built for key.
+func upToDate(root, key string) bool {
 	for _, n := range names {
 		jar := JarPath(root, n)
 		if _, err := os.Stat(jar); err != nil {
 			return false
 		}
 		stamp, err := os.ReadFile(filepath.Join(filepath.Dir(jar), StampFile))
-		if err != nil || strings.TrimSpace(string(stamp)) != hash {
+		if err != nil || strings.TrimSpace(string(stamp)) != key {
 			return false
 		}
 	}

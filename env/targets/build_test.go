@@ -107,7 +107,7 @@ func TestBuildSkipsMavenWhenStampsMatch(t *testing.T) {
 	}
 	for _, n := range Names() {
 		write(t, JarPath(root, n), "jar")
-		write(t, filepath.Join(root, n, "target", StampFile), hash+"\n")
+		write(t, filepath.Join(root, n, "target", StampFile), BuildKey(hash, DefaultBoot)+"\n")
 	}
 	t.Setenv("PATH", "")
 	jars, err := Build(context.Background(), root, nil)

@@ -1,10 +1,12 @@
 // Package targets owns the built-in systems under test: a Maven multi-module
-// Spring Boot 4 project in this directory (spring-mvc on Tomcat, platform or
-// virtual threads; spring-webflux on Netty/Reactor) and the Go side that
-// finds a JDK, builds the jars once per source change, and turns a variant
+// Spring Boot project in this directory (spring-mvc on Tomcat, platform or
+// virtual threads; spring-webflux on Netty/Reactor), built on Boot 4.0.7 in
+// place or on another supported line from a generated copy (boot.go), and
+// the Go side that finds a JDK, builds the jars once per source change and
+// Boot version, and turns a variant
 // (jar, port, Spring properties, JVM options) into the argv that starts it.
 //
-// Data flow: FindJDK -> Build (source hash -> cached jars) -> Command (argv)
+// Data flow: FindJDK -> BuildBoot (source hash + Boot version -> cached jars) -> Command (argv)
 // -> the pipeline starts the process, waits for ReadyPath, scrapes
 // MetricsPath; Versions feeds the library versions into the fingerprint.
 //

@@ -19,7 +19,7 @@ import org.springframework.web.client.RestClientException;
 import org.springframework.web.server.ResponseStatusException;
 
 import tools.jackson.core.JacksonException;
-import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.ObjectMapper;
 
 /** The blocking endpoints; X-Thread is set by the filter in {@link MvcApplication}. */
 @RestController
@@ -35,10 +35,10 @@ class Endpoints {
     private final JdbcTemplate jdbc;
     private final TransactionTemplate holding;
     private final RestClient downstream;
-    private final JsonMapper json;
+    private final ObjectMapper json;
 
     Endpoints(JdbcTemplate jdbc, TransactionTemplate holding, @Qualifier("downstreamClient") RestClient downstream,
-              JsonMapper json) {
+              ObjectMapper json) {
         this.jdbc = jdbc;
         this.holding = holding;
         this.downstream = downstream;

@@ -12,7 +12,7 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.stereotype.Repository;
 
 import tools.jackson.core.type.TypeReference;
-import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * The movies, in memory, loaded from the classpath's movies.json (shared by
@@ -27,7 +27,7 @@ public class MovieRepository {
     private final List<Movie> movies = new CopyOnWriteArrayList<>();
     private final AtomicLong nextId;
 
-    public MovieRepository(JsonMapper json) {
+    public MovieRepository(ObjectMapper json) {
         try (InputStream in = new ClassPathResource("movies.json").getInputStream()) {
             movies.addAll(json.readValue(in, new TypeReference<List<Movie>>() { }));
         } catch (IOException e) {
