@@ -116,12 +116,17 @@ up() {
 			MaxStartups 64:30:128
 			LogLevel ERROR
 		EOF
-		if [ "$opt" = nojdk ]; then
-			ip netns exec "$ns" unshare --mount --propagation private sh -c \
-				'mount -t tmpfs tmpfs /usr/lib/jvm && exec env -u JAVA_HOME /usr/sbin/sshd -f "$1" -E "$2"' sh "$hd/sshd_config" "$hd/sshd.log"
-		else
-			ip netns exec "$ns" env -u JAVA_HOME /usr/sbin/sshd -f "$hd/sshd_config" -E "$hd/sshd.log"
-		fi
+		# Each sshd in a mount namespace of its own where root's ~/.bashrc is
+		# empty: a fake host is a fresh machine, not the controller's login.
+		# bash sources ~/.bashrc for every ssh command, and this machine's
+		# (pyenv init) takes a rehash lock that a kill -9 of a session's
+		# process group mid-login leaves behind; every later login then
+		# waits out pyenv's 60 s lock timeout, and a CI run with kill -9
+		# tests took minutes per remote command.
+		nojdk=
+		[ "$opt" = nojdk ] && nojdk='mount -t tmpfs tmpfs /usr/lib/jvm && '
+		ip netns exec "$ns" unshare --mount --propagation private sh -c \
+			'rc=$(getent passwd root | cut -d: -f6)/.bashrc; if [ -f "$rc" ]; then mount --bind /dev/null "$rc" || exit 1; fi; '"$nojdk"'exec env -u JAVA_HOME /usr/sbin/sshd -f "$1" -E "$2"' sh "$hd/sshd_config" "$hd/sshd.log"
 		echo "$addr $(cut -d' ' -f1,2 "$hd/ssh_host_ed25519_key.pub")" >>"$dir/known_hosts"
 		printf 'Host %s\n  HostName %s\n' "$ns" "$addr" >>"$dir/ssh_config"
 		echo "$name $ns $addr" >>"$dir/hosts.txt"

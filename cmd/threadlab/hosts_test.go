@@ -229,11 +229,21 @@ func TestHostsRun(t *testing.T) {
 				t.Fatalf("no trial after 3 min:\n%s", out.String())
 			}
 		}
-		time.Sleep(2 * time.Second) // past the warm-up, into the measurement
+		// Past the warm-up, into the measurement. The warm-up is an agent job
+		// of its own: its agent ends, and the measurement's starts over ssh a
+		// moment later (slower where the hosts' shells source a heavy rc), so
+		// look again until an agent runs, at most 30 s.
 		var before []string
-		for name := range hs.Namespace {
-			for _, p := range hs.Procs(name) {
-				before = append(before, name+": "+p)
+		for wait := time.Now().Add(30 * time.Second); ; {
+			time.Sleep(2 * time.Second)
+			before = before[:0]
+			for name := range hs.Namespace {
+				for _, p := range hs.Procs(name) {
+					before = append(before, name+": "+p)
+				}
+			}
+			if !agents || contains(before, "load --agent") || time.Now().After(wait) {
+				break
 			}
 		}
 		t.Logf("processes on the hosts before kill -9:\n%s", strings.Join(before, "\n"))
