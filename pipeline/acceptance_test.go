@@ -434,7 +434,7 @@ func TestAcceptanceDiff(t *testing.T) {
 	// In order: the title, the hosts judged the same, both runs, then a
 	// table per metric with a row per variant.
 	want := []string{"## threadlab diff: rerun, r1 vs r2", "Same machine and software", "| old | `" + old.Dir + "` | rerun |",
-		"| new | `" + new.Dir + "` | rerun |", "### wall_ms (lower is better)", "| variant | old | new | Δ | Δ 95% CI | p |", "| a | ", " ± ", "| b | ",
+		"| new | `" + new.Dir + "` | rerun |", "### wall_ms (lower is better)", "| variant | old | new | Δ | Δ 90% CI | p |", "| a | ", " ± ", "| b | ",
 		"### rps (higher is better)", "### p50_ms", "### p99_ms"}
 	at := 0
 	for _, w := range want {

@@ -284,7 +284,7 @@ func (r *Result) method() string {
 	ci := ciName(r.Level)
 	return fmt.Sprintf("A fork (a fresh JVM) is the unit of replication, as on the run pages and in the verdicts: each fork is the median of its "+
 		"valid iterations in steady state, and each cell the median of its forks, ± the larger distance to the ends of its %s "+
-		"(hierarchical bootstrap: forks, then iterations within them). Δ: new against old; \"~\" when the two-sided Mann-Whitney U test of the "+
+		"(bootstrap of the fork medians, as the verdicts resample). Δ: new against old; \"~\" when the two-sided Mann-Whitney U test of the "+
 		"fork medians (each direction at the verdicts' one-sided %g, so α = %g), Holm-corrected across the rows of its table, finds no "+
 		"difference, or when the change is inside the noise band (the larger of %.0f%% and either side's CV; a footnote says which). "+
 		"Δ %s: the bootstrap interval of new/old, as a compare claim's. geomean: the geometric mean of new/old medians over the table's "+
