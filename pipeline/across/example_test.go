@@ -10,7 +10,7 @@ import (
 )
 
 // The two published io-bound runs of one manifest disagree: virtual threads
-// beat platform threads by 1.95× in one and 2.54× in the other, and each
+// beat platform threads by 1.99× in one and 2.54× in the other, and each
 // 90% interval excludes the other estimate. The recorded differences
 // separate them: another CPU (a different family and flag set), another
 // kernel, and the second ran target and generator on separate hosts. Were
@@ -57,7 +57,7 @@ func Example_ioBound() {
 	//    topology one machine, not separate hosts [downstream load load target]
 	//    cpu.flags_hash "2a4027ec32672dfd", not "6a93d771884cba54"
 	//    kernel.release "6.18.44-fc-v1045", not "6.18.44-fc-v857"
-	// 20261201T050625Z: 1.95 (1.85-2.17)
-	// 20261201T104549Z: 2.54 (2.39-2.72)
-	// combined anyway: 2.23, 90% interval 0.96-5.15, between-run sd 0.18, within-run sd 0.04 (log scale)
+	// 20261201T050625Z: 1.99 (1.87-2.14)
+	// 20261201T104549Z: 2.54 (2.41-2.69)
+	// combined anyway: 2.25, 90% interval 1.03-4.89, between-run sd 0.17, within-run sd 0.04 (log scale)
 }
