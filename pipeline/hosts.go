@@ -63,7 +63,8 @@ type hostRun struct {
 	rec        *record.Hosts
 
 	mu          sync.Mutex
-	fingerprint bool // taken already
+	fingerprint bool                    // taken already
+	bootIDs     map[*remote.Host]string // each host's kernel boot id (hostsample.go), read once
 	warned      map[string]bool
 }
 

@@ -52,17 +52,32 @@ func (hr *hostRun) startSampling(ctx context.Context, s *State, t Target) *hostS
 		hs.names = append(hs.names, h.Role+" "+h.SSH)
 	}
 	hs.runs, hs.errs = make([]*remote.Sampling, len(conns)), make([]error, len(conns))
-	var wg sync.WaitGroup
-	for i, c := range conns {
-		pf := ""
+	var dbHost *remote.Host
+	if hr.dbPidFile != "" && hr.inv.Database != nil {
+		dbHost = hr.conn(len(hr.rec.Hosts) - 1)
+	}
+	own := map[*remote.Host]string{} // each host's program of the experiment, by pid file
+	for _, c := range conns {
 		switch {
 		case c == hr.target:
-			pf = pidFile
-		case hr.dbPidFile != "" && hr.inv.Database != nil && c == hr.conn(len(hr.rec.Hosts)-1):
-			pf = hr.dbPidFile // PostgreSQL's processes are the experiment's, not noise
+			own[c] = pidFile
+		case c == dbHost:
+			own[c] = hr.dbPidFile // PostgreSQL's processes are the experiment's, not noise
+		}
+	}
+	kernels := hr.kernels(ctx, s, conns)
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		// Hosts on one kernel share its CPUs: the programs of the others
+		// are the experiment's here too, not this host's noise.
+		var exclude []string
+		for _, o := range conns {
+			if o != c && own[o] != "" && kernels[o] != "" && kernels[o] == kernels[c] {
+				exclude = append(exclude, own[o])
+			}
 		}
 		wg.Add(1)
-		go func() { defer wg.Done(); hs.runs[i], hs.errs[i] = c.Sample(ctx, pf) }()
+		go func() { defer wg.Done(); hs.runs[i], hs.errs[i] = c.Sample(ctx, own[c], exclude...) }()
 	}
 	wg.Wait()
 	return hs
@@ -155,4 +170,53 @@ func worst(ns []noiseOn) (outside, steal float64) {
 		outside, steal = max(outside, n.Outside), max(steal, n.Steal)
 	}
 	return outside, steal
+}
+
+// kernels is each host's kernel boot id (/proc/sys/kernel/random/boot_id),
+// read once per run: hosts with the same one are network namespaces or
+// containers on one machine. A host whose id cannot be read has "" and is
+// taken for a machine of its own.
+func (hr *hostRun) kernels(ctx context.Context, s *State, conns []*remote.Host) map[*remote.Host]string {
+	hr.mu.Lock()
+	var shared []string
+	if hr.bootIDs == nil {
+		hr.bootIDs = map[*remote.Host]string{}
+		byID := map[string][]string{}
+		var ids []string
+		for i, h := range hr.rec.Hosts {
+			c := hr.conn(i)
+			if c == nil {
+				continue
+			}
+			if _, seen := hr.bootIDs[c]; seen {
+				continue
+			}
+			out, err := c.Output(ctx, "cat /proc/sys/kernel/random/boot_id")
+			id := strings.TrimSpace(string(out))
+			if err != nil {
+				id = ""
+			}
+			hr.bootIDs[c] = id
+			if id != "" {
+				if len(byID[id]) == 0 {
+					ids = append(ids, id)
+				}
+				byID[id] = append(byID[id], h.Role+" "+h.SSH)
+			}
+		}
+		for _, id := range ids {
+			if len(byID[id]) > 1 {
+				shared = append(shared, strings.Join(byID[id], ", "))
+			}
+		}
+	}
+	out := map[*remote.Host]string{}
+	for _, c := range conns {
+		out[c] = hr.bootIDs[c]
+	}
+	hr.mu.Unlock()
+	for _, names := range shared {
+		hr.warnOnce(s, "kernel "+names, "hosts %s share one kernel (network namespaces or containers on one machine): their CPUs are the same, so each one's noise gate counts the experiment's programs on the others as threadlab's, not as noise", names)
+	}
+	return out
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/threadlab/threadlab/pipeline/telemetry"
@@ -25,6 +26,12 @@ import (
 // threadlab's) and stolen, once a second. It says "ready" once its first
 // reading is taken, samples until its stdin closes, then prints what it
 // sampled as one JSON object and exits.
+//
+// Hosts that share one kernel (network namespaces or containers on one
+// machine) share its CPUs, so each one's "outside threadlab" would count
+// the experiment's programs on the others as noise: `--exclude PIDFILE`
+// (repeatable) names the pid file of such a program, whose process group
+// is then threadlab's on this host too.
 
 // sampleReport is what `remote-helper sample` prints at the end.
 type sampleReport struct {
@@ -32,10 +39,30 @@ type sampleReport struct {
 	Flags   []telemetry.Flag   `json:"flags"`
 }
 
-// sampleHelper is `threadlab remote-helper sample [PIDFILE]`.
+// sampleHelper is `threadlab remote-helper sample [--exclude PIDFILE]... [PIDFILE]`.
 func sampleHelper(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	const usage = "usage: threadlab remote-helper sample [--exclude PIDFILE]... [PIDFILE]"
+	var groups []int
+	for len(args) >= 1 && args[0] == "--exclude" {
+		if len(args) < 2 {
+			fmt.Fprintln(stderr, usage)
+			return 2
+		}
+		p, err := waitPid(args[1], 10*time.Second)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		g, err := syscall.Getpgid(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "process %d of %s: no process group: %v (is it still running?)\n", p, args[1], err)
+			return 1
+		}
+		groups = append(groups, g)
+		args = args[2:]
+	}
 	if len(args) > 1 {
-		fmt.Fprintln(stderr, "usage: threadlab remote-helper sample [PIDFILE]")
+		fmt.Fprintln(stderr, usage)
 		return 2
 	}
 	pid := 0
@@ -52,7 +79,7 @@ func sampleHelper(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	smp := telemetry.StartWith(ctx, pid, "", telemetry.Options{Interval: time.Second, Exe: exe})
+	smp := telemetry.StartWith(ctx, pid, "", telemetry.Options{Interval: time.Second, Exe: exe, Groups: groups})
 	fmt.Fprintln(stdout, "ready")
 	io.Copy(io.Discard, stdin)
 	rep := sampleReport{Samples: smp.Stop(), Flags: smp.Flags()}
@@ -96,9 +123,14 @@ type Sampling struct {
 
 // Sample starts sampling on the host: the program of pidFile (a Proc's
 // PidFile) and the host's CPU, or the host's CPU alone when pidFile is "".
-// It returns once the first reading is taken there.
-func (h *Host) Sample(ctx context.Context, pidFile string) (*Sampling, error) {
+// The process groups of the exclude pid files (programs of the experiment
+// on hosts that share this host's kernel) are not noise here either. It
+// returns once the first reading is taken there.
+func (h *Host) Sample(ctx context.Context, pidFile string, exclude ...string) (*Sampling, error) {
 	argv := []string{h.Threadlab(), HelperCommand, "sample"}
+	for _, x := range exclude {
+		argv = append(argv, "--exclude", x)
+	}
 	if pidFile != "" {
 		argv = append(argv, pidFile)
 	}

@@ -3,12 +3,14 @@ package remote
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -81,5 +83,66 @@ func TestWaitPid(t *testing.T) {
 		if pid != c.pid || (err == nil) != (c.err == "") || (err != nil && !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("%s: %d, %v; want %d, %q", c.why, pid, err, c.pid, c.err)
 		}
+	}
+}
+
+// On hosts that share one kernel (network-namespace hosts on one machine),
+// a host's sampler must not count the experiment's program on another of
+// them as noise: with --exclude naming that program's pid file, a busy
+// program in its own process group drops out of the host's "outside
+// threadlab" CPU. Two samplers run over the same window, so whatever else
+// the machine does counts in both and the difference is the program's.
+func TestSampleHelperExcludes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("samples for 3 s")
+	}
+	hog := exec.Command("sh", "-c", "while :; do :; done")
+	hog.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, as a supervised target's
+	if err := hog.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hog.Process.Kill(); hog.Wait() })
+	pidfile := filepath.Join(t.TempDir(), "hog.pid")
+	os.WriteFile(pidfile, []byte(strconv.Itoa(hog.Process.Pid)+"\n"), 0o644)
+
+	outside := func(args []string, got *float64, errs chan<- error) {
+		in, inW := io.Pipe()
+		var out, errb bytes.Buffer
+		done := make(chan int, 1)
+		go func() { done <- helper(args, in, &out, &errb) }()
+		time.Sleep(3100 * time.Millisecond)
+		inW.Close()
+		if code := <-done; code != 0 {
+			errs <- fmt.Errorf("%v: exit %d: %s", args, code, errb.String())
+			return
+		}
+		_, rest, _ := strings.Cut(out.String(), "\n")
+		var rep sampleReport
+		if err := json.Unmarshal([]byte(rest), &rep); err != nil || len(rep.Samples) < 2 {
+			errs <- fmt.Errorf("%v: report %q (%v): want 2 or more samples", args, rest, err)
+			return
+		}
+		var span float64
+		for _, x := range rep.Samples { // the window's mean, weighted by each sample's length
+			*got += x.HostCPUPct * x.Dur
+			span += x.Dur
+		}
+		*got /= span
+		errs <- nil
+	}
+	var all, excluded float64
+	errs := make(chan error, 2)
+	go outside([]string{"sample"}, &all, errs)
+	go outside([]string{"sample", "--exclude", pidfile}, &excluded, errs)
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The hog spins on one core; on a loaded 2-core host it still gets a
+	// good share of one. Counted in one sampler and not the other, it
+	// makes the difference.
+	if all-excluded < 40 {
+		t.Errorf("outside threadlab: %.0f%% of one core counting the program, %.0f%% excluding it: want the excluded one lower by the program's CPU (40%% or more)", all, excluded)
 	}
 }

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# hosts-parity: does a multi-host run measure the target like a single-machine run? (issue 25)
+#
+#   scripts/hosts-parity.sh [MANIFEST] [PROFILE]     default: scripts/hosts-parity.yaml, no profile
+#
+# Runs MANIFEST twice with bin/threadlab, once on this machine and once with `run --hosts` over
+# network-namespace hosts (scripts/netns-hosts.sh: a target host and a load host), then prints
+#   1. `threadlab diff` of the two runs (it names the host difference first), and
+#   2. a parity table: per variant, the median over valid trials of target_cpu_pct, target_peak_threads and
+#      target_peak_rss_mb in each run and their ratio, marked "ok" within TOLERANCE (default 10%).
+# The exit status is 0 when every figure of the multi-host run is non-zero and within the tolerance, 1 when not,
+# 3 when this machine cannot fake hosts (netns-hosts.sh's reason on stderr).
+#
+# Network-namespace hosts share this machine's CPUs: run it on a quiet machine, since the noise gates of both
+# runs read the same host. Environment: PARITY_DIR (default a fresh temporary directory; the runs stay there),
+# TOLERANCE (percent, default 10).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+manifest=${1:-scripts/hosts-parity.yaml}
+profile=${2:-}
+tol=${TOLERANCE:-10}
+dir=${PARITY_DIR:-$(mktemp -d /tmp/threadlab-parity.XXXXXX)}
+mkdir -p "$dir"
+
+make -s build >/dev/null
+name=$(awk '/^name:/ {print $2; exit}' "$manifest")
+[ -n "$name" ] || { echo "hosts-parity: $manifest has no name: line" >&2; exit 2; }
+args=(--quiet --data "$dir/data" --reports "$dir/reports")
+[ -n "$profile" ] && args+=(--profile "$profile")
+
+status=0
+scripts/netns-hosts.sh up "$dir/hosts" target load1 || status=$?
+[ "$status" -eq 0 ] || exit "$status"
+trap 'scripts/netns-hosts.sh down "$dir/hosts" >/dev/null 2>&1 || true' EXIT
+
+echo "hosts-parity: single-machine run of $manifest into $dir/data/$name/single"
+bin/threadlab run "${args[@]}" --run-id single "$manifest"
+echo "hosts-parity: multi-host run (target, load1) into $dir/data/$name/hosts"
+bin/threadlab run "${args[@]}" --hosts "$dir/hosts/hosts.yaml" --run-id hosts "$manifest"
+
+echo
+echo "== threadlab diff single hosts"
+bin/threadlab diff "$dir/data/$name/single" "$dir/data/$name/hosts" || true
+
+# median VARIANT COLUMN FILE: the median of COLUMN over the valid rows of VARIANT in a trials.csv.
+median() {
+	awk -F, -v v="$1" -v c="$2" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$col["variant"] == v && $col["valid"] == "true" { print $col[c] }' "$3" |
+		sort -g | awk '{ x[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print x[(NR + 1) / 2]; else print (x[NR / 2] + x[NR / 2 + 1]) / 2 }'
+}
+
+single="$dir/data/$name/single/trials.csv"
+hosts="$dir/data/$name/hosts/trials.csv"
+echo
+echo "== parity: median of valid trials, multi-host / single-machine (tolerance ${tol}%)"
+printf '%-12s %-20s %12s %12s %8s  %s\n' variant column single hosts ratio verdict
+variants=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "variant") c = i; next } { print $c }' "$single" | sort -u)
+for v in $variants; do
+	for c in target_cpu_pct target_peak_threads target_peak_rss_mb; do
+		a=$(median "$v" "$c" "$single")
+		b=$(median "$v" "$c" "$hosts")
+		line=$(awk -v a="$a" -v b="$b" -v t="$tol" 'BEGIN {
+			if (a == "nan" || b == "nan" || a + 0 == 0 || b + 0 == 0) { printf "%8s  %s", "-", "MISSING (zero or no valid trial)"; exit 1 }
+			r = b / a; d = (r - 1) * 100; if (d < 0) d = -d
+			printf "%8.3f  %s", r, (d <= t ? "ok" : "OUTSIDE"); exit (d <= t ? 0 : 1) }') || status=1
+		printf '%-12s %-20s %12s %12s %s\n' "$v" "$c" "$a" "$b" "$line"
+	done
+done
+noise=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["hosts_noise"] != "" { n++ } END { print n + 0 }' "$hosts")
+echo "per-host noise (hosts_noise) recorded on $noise of $(($(wc -l <"$hosts") - 1)) multi-host trials"
+[ "$noise" -gt 0 ] || status=1
+echo "hosts-parity: runs kept in $dir/data/$name (single, hosts); status $status"
+exit "$status"
