@@ -57,15 +57,16 @@ bench-loadgen: ## our load generator vs wrk vs a net/http client, side by side, 
 
 .PHONY: fuzz
 FUZZTIME  ?= 30s
+FUZZMIN   ?= 5s # how long the fuzzer may shrink each new interesting input (go's default is 60s)
 fuzz: ## run each fuzz target for FUZZTIME (30s, or a count such as 50000x); a crasher is saved under testdata/fuzz: fix it, keep it
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./pipeline/load
-	$(GO) test -run '^$$' -fuzz '^FuzzRequest$$' -fuzztime $(FUZZTIME) ./pipeline/load
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./experiments
-	$(GO) test -run '^$$' -fuzz '^FuzzParseHistogramLog$$' -fuzztime $(FUZZTIME) ./pipeline/record
-	$(GO) test -run '^$$' -fuzz '^FuzzHistogramClaims$$' -fuzztime $(FUZZTIME) ./pipeline/record
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJob$$' -fuzztime $(FUZZTIME) ./pipeline/fleet
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeResult$$' -fuzztime $(FUZZTIME) ./pipeline/fleet
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./env/hosts
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./pipeline/load
+	$(GO) test -run '^$$' -fuzz '^FuzzRequest$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./pipeline/load
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./experiments
+	$(GO) test -run '^$$' -fuzz '^FuzzParseHistogramLog$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./pipeline/record
+	$(GO) test -run '^$$' -fuzz '^FuzzHistogramClaims$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./pipeline/record
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJob$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./pipeline/fleet
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeResult$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./pipeline/fleet
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./env/hosts
 
 lint: $(BIN) ## validate every manifest and print methodology warnings
 	$(BIN) lint experiments/*.yaml

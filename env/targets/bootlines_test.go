@@ -52,6 +52,7 @@ func jarsOn(t *testing.T, version string) (string, map[string]string) {
 // keep-alive connection, which Reactor Netty 1.3.6 stalled
 // (reactor/reactor-netty#4361): each line's Reactor Netty must not.
 func TestBootLines(t *testing.T) {
+	t.Parallel() // JVM starts are mostly one thread: two at once use both cores (issue 24: CI time)
 	if testing.Short() {
 		t.Skip("builds and starts JVMs; skipped with -short")
 	}

@@ -42,6 +42,7 @@ func jdkOf(t *testing.T, major int) string {
 // ask it for 0; jep491-pinning's acceptance test reads the measured
 // windows, after the warm-up.
 func TestTargetsOnJDK21And25(t *testing.T) {
+	t.Parallel() // JVM starts, beside the other JVM tests
 	_, jars := jars(t)
 	// /pin's blocking socket read (call=downstream) waits 100 ms on this.
 	down, err := downstream.Start(context.Background(), "127.0.0.1:0", 100*time.Millisecond)

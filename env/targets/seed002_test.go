@@ -81,6 +81,7 @@ func moviesBy(t *testing.T, lastName string) string {
 }
 
 func TestSeed002Approaches(t *testing.T) {
+	t.Parallel() // JVM starts, beside the other JVM tests
 	javaHome, jars := jars(t)
 	allen := moviesBy(t, "Allen")
 	if n := len(allen); n < 1400 || n > 1900 {
@@ -233,6 +234,7 @@ func postThroughGenerator(t *testing.T, tg *target, movies string) {
 // with spring.threads.virtual.enabled it runs on a virtual thread, while the
 // reactive endpoints stay on the event loop.
 func TestWebfluxBlockingExecution(t *testing.T) {
+	t.Parallel() // JVM starts, beside the other JVM tests
 	javaHome, jars := jars(t)
 	rows := []struct {
 		virtual string

@@ -17,6 +17,7 @@ import (
 const virtualGauge = "threadlab_virtual_inflight"
 
 func TestVirtualInflightGauge(t *testing.T) {
+	t.Parallel() // most of it is JVM starts and 3 s sleeps
 	javaHome, jars := jars(t)
 	const n = 20
 	for _, a := range approaches {
