@@ -32,6 +32,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	hostsFile := fs.String("hosts", "", "a host inventory (hosts.yaml): run the target, services and load generators on those hosts over ssh")
 	dryRun := fs.Bool("dry-run", false, "print the cells, forks x iterations and the estimated wall time (from the last run under --data), and run nothing")
 	generators := fs.Int("generators", 0, "with --dry-run: also print how the load splits over this many generator hosts and whether each share fits its ports and descriptors")
+	repeat := fs.Int("repeat", 1, "run the manifest this many times in a row, each a run directory of its own: the run-to-run level, which the experiment page combines across comparable runs")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: threadlab run [flags] experiments/<name>.yaml\n       threadlab run --hosts hosts.yaml [flags] experiments/<name>.yaml\n       threadlab run --dry-run [--profile P] experiments/<name>.yaml\n       threadlab run --resume data/<name>/<run-id>")
 		fs.PrintDefaults()
@@ -64,6 +65,12 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	default:
 		fs.Usage()
 		return usagef("run takes one manifest, or --resume with a run directory")
+	}
+	switch {
+	case *repeat < 1:
+		return usagef("--repeat %d: give 1 or more runs", *repeat)
+	case *repeat > 1 && (*resume != "" || *runID != "" || *dryRun):
+		return usagef("--repeat names each run by its start time: not with --resume, --run-id or --dry-run")
 	}
 	if *dryRun {
 		if m == nil {
@@ -121,20 +128,41 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			opt.Progress = &pipeline.Lines{W: stdout, ETA: eta}
 		}
 	}
-	s, err := pipeline.Run(ctx, m, opt)
-	if s != nil {
-		if serr := pipeline.Summary(stdout, s.Dir); serr != nil {
-			fmt.Fprintf(stderr, "summary: %v\n", serr)
+	var dirs []string
+	for i := 1; i <= *repeat; i++ {
+		if *repeat > 1 {
+			fmt.Fprintf(stdout, "== run %d of %d\n", i, *repeat)
 		}
-		fmt.Fprintf(stdout, "\ndata:   %s\n", s.Dir)
-		if s.ReportPath != "" {
-			fmt.Fprintf(stdout, "report: %s\n", s.ReportPath)
+		s, err := pipeline.Run(ctx, m, opt)
+		if s != nil {
+			if serr := pipeline.Summary(stdout, s.Dir); serr != nil {
+				fmt.Fprintf(stderr, "summary: %v\n", serr)
+			}
+			fmt.Fprintf(stdout, "\ndata:   %s\n", s.Dir)
+			if s.ReportPath != "" {
+				fmt.Fprintf(stdout, "report: %s\n", s.ReportPath)
+			}
+			dirs = append(dirs, s.Dir)
+		}
+		if err != nil && ctx.Err() != nil && s != nil {
+			return fmt.Errorf("interrupted: the finished trials are kept in %s; continue with: threadlab run --resume %s%s", s.Dir, s.Dir, repeatLeft(*repeat, i))
+		}
+		if err != nil {
+			return fmt.Errorf("%w%s", err, repeatLeft(*repeat, i))
 		}
 	}
-	if err != nil && ctx.Err() != nil && s != nil {
-		return fmt.Errorf("interrupted: the finished trials are kept in %s; continue with: threadlab run --resume %s", s.Dir, s.Dir)
+	if len(dirs) > 1 {
+		fmt.Fprintf(stdout, "\n%d runs: %s\ncompare them with: threadlab diff %s %s (the experiment page combines comparable runs)\n", len(dirs), strings.Join(dirs, " "), dirs[0], dirs[len(dirs)-1])
 	}
-	return err
+	return nil
+}
+
+// repeatLeft says how many of --repeat's runs did not start.
+func repeatLeft(repeat, done int) string {
+	if repeat <= 1 || done >= repeat {
+		return ""
+	}
+	return fmt.Sprintf(" (run %d of --repeat %d; the %d after it did not start)", done, repeat, repeat-done)
 }
 
 // reproduce is the command a reader runs to repeat the run.
