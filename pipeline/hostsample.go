@@ -83,6 +83,28 @@ func (hr *hostRun) startSampling(ctx context.Context, s *State, t Target) *hostS
 	return hs
 }
 
+// begin starts every host's window as the load starts; a host whose
+// window cannot start is named in the trial's reasons when it stops.
+func (hs *hostSampling) begin() {
+	for i, r := range hs.runs {
+		if r != nil {
+			if err := r.Begin(); err != nil && hs.errs[i] == nil {
+				hs.errs[i] = err
+			}
+		}
+	}
+}
+
+// end ends every host's window as the load ends, before anything slower
+// (the JVM scrape here, collecting the reports) happens.
+func (hs *hostSampling) end() {
+	for _, r := range hs.runs {
+		if r != nil {
+			r.End()
+		}
+	}
+}
+
 // stop ends the samplers and folds the target host's samples into the
 // trial's (sampled here for the JVM scrape): its process and host columns
 // replace this machine's, and its flags this machine's process flags (the

@@ -284,7 +284,13 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 	}
 	started := now()
 	t0 := time.Now()
+	if onHosts != nil {
+		onHosts.begin() // each host's window is the load's
+	}
 	res, err := s.runLoad(ctx, plan)
+	if onHosts != nil {
+		onHosts.end()
+	}
 	r.spent(s, tMeasure, time.Since(t0))
 	samples, flags := sampler.Stop(), sampler.Flags()
 	var noise []noiseOn
@@ -513,15 +519,22 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 // trialRows turns a load result and the server samples into trials.csv rows.
 func trialRows(s *State, j Job, seq int, started string, res *load.Result, samples []telemetry.Sample, reasons []string) []record.Trial {
-	var cpu, rss float64
+	// CPU over the window: each sample's share weighted by its length (the
+	// last one is the partial interval up to the window's end), over the
+	// samples that read the process (a live one has a thread; a multi-host
+	// run's seconds that only this machine sampled have no process here).
+	var cpu, rss, span float64
 	var threads int
 	for _, x := range samples {
-		cpu += x.CPUUserPct + x.CPUSysPct
 		rss = max(rss, x.RSSMB)
 		threads = max(threads, x.Threads)
+		if x.Threads > 0 && x.Dur > 0 {
+			cpu += (x.CPUUserPct + x.CPUSysPct) * x.Dur
+			span += x.Dur
+		}
 	}
-	if len(samples) > 0 {
-		cpu /= float64(len(samples))
+	if span > 0 {
+		cpu /= span
 	}
 	var rows []record.Trial
 	for _, g := range res.Groups {

@@ -23,9 +23,13 @@ import (
 // supervised program's CPU, RSS and threads (its pid from the supervisor's
 // pid file), and the host's CPU used outside threadlab (every process
 // running threadlab's executable, and the program's process group, are
-// threadlab's) and stolen, once a second. It says "ready" once its first
-// reading is taken, samples until its stdin closes, then prints what it
-// sampled as one JSON object and exits.
+// threadlab's) and stolen, once a second. It says "ready" once it has the
+// program's pid; a line "go" on its stdin takes the first reading, the end
+// of its stdin the last, so the samples span the load's window as the
+// controller saw it (give or take half a round trip), not the ssh starts
+// around it: a 0.4 s burst sampled from the helper's own start to its
+// report read 34% of one core where the single-machine run read 138%. It
+// then prints what it sampled as one JSON object and exits.
 //
 // Hosts that share one kernel (network namespaces or containers on one
 // machine) share its CPUs, so each one's "outside threadlab" would count
@@ -79,9 +83,15 @@ func sampleHelper(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	smp := telemetry.StartWith(ctx, pid, "", telemetry.Options{Interval: time.Second, Exe: exe, Groups: groups})
 	fmt.Fprintln(stdout, "ready")
-	io.Copy(io.Discard, stdin)
+	in := bufio.NewReader(stdin)
+	line, err := in.ReadString('\n')
+	if err == nil && strings.TrimSpace(line) != "go" {
+		fmt.Fprintf(stderr, "sample: said %q, want go (then the end of stdin)\n", line)
+		return 2
+	}
+	smp := telemetry.StartWith(ctx, pid, "", telemetry.Options{Interval: time.Second, Exe: exe, Groups: groups})
+	io.Copy(io.Discard, in)
 	rep := sampleReport{Samples: smp.Stop(), Flags: smp.Flags()}
 	if pid == 0 { // a host without a program of ours: only its own CPU matters
 		rep.Flags = slices.DeleteFunc(rep.Flags, func(f telemetry.Flag) bool { return f.Code == telemetry.FlagPidUnreadable })
@@ -168,9 +178,23 @@ func orNil(err error) string {
 	return " (" + err.Error() + ")"
 }
 
-// Stop ends the sampling and returns the samples and the sampler's flags.
+// Begin takes the first reading: the window starts (call it as the load
+// starts).
+func (s *Sampling) Begin() error {
+	if _, err := io.WriteString(s.a.Stdin, "go\n"); err != nil {
+		return fmt.Errorf("host %s: start the sampler's window: %v", s.host, err)
+	}
+	return nil
+}
+
+// End takes the last reading: the window ends (call it as the load ends;
+// Stop then collects the report). Without Begin the window is empty.
+func (s *Sampling) End() { s.a.Stdin.Close() }
+
+// Stop ends the sampling, if End has not, and returns the samples and the
+// sampler's flags.
 func (s *Sampling) Stop() ([]telemetry.Sample, []telemetry.Flag, error) {
-	s.a.Stdin.Close()
+	s.End()
 	var rep sampleReport
 	derr := json.NewDecoder(s.r).Decode(&rep)
 	cerr := s.a.Close()

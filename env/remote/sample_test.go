@@ -44,8 +44,9 @@ func TestSampleHelper(t *testing.T) {
 		var out, errb bytes.Buffer
 		done := make(chan int, 1)
 		go func() { done <- helper(c.args, in, &out, &errb) }()
+		io.WriteString(inW, "go\n") // the window starts
 		time.Sleep(2100 * time.Millisecond)
-		inW.Close()
+		inW.Close() // and ends
 		if code := <-done; code != 0 {
 			t.Fatalf("%s: exit %d: %s", c.why, code, errb.String())
 		}
@@ -63,6 +64,45 @@ func TestSampleHelper(t *testing.T) {
 			t.Errorf("%s: first sample %+v: process figures present %v, want %v", c.why, x, got, c.proc)
 		}
 	}
+}
+
+// The window is the controller's: the first reading waits for "go", the
+// last is taken when stdin ends. A sampler kept waiting 1.5 s before "go"
+// and ended 0.3 s after it reports about 0.3 s of samples, not 1.8 s; one
+// told anything but "go" refuses.
+func TestSampleHelperWindow(t *testing.T) {
+	in, inW := io.Pipe()
+	var out, errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- helper([]string{"sample"}, in, &out, &errb) }()
+	time.Sleep(1500 * time.Millisecond)
+	io.WriteString(inW, "go\n")
+	time.Sleep(300 * time.Millisecond)
+	inW.Close()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	_, rest, _ := strings.Cut(out.String(), "\n")
+	var rep sampleReport
+	if err := json.Unmarshal([]byte(rest), &rep); err != nil {
+		t.Fatalf("report %q: %v", rest, err)
+	}
+	var span float64
+	for _, x := range rep.Samples {
+		span += x.Dur
+	}
+	if span < 0.2 || span > 1.0 {
+		t.Errorf("samples span %.3f s, want the 0.3 s between go and the end of stdin (not the 1.8 s since the start)", span)
+	}
+
+	in2, inW2 := io.Pipe()
+	var out2, errb2 bytes.Buffer
+	go func() { done <- helper([]string{"sample"}, in2, &out2, &errb2) }()
+	io.WriteString(inW2, "stop\n")
+	if code := <-done; code != 2 || !strings.Contains(errb2.String(), `want go`) {
+		t.Errorf("told stop: exit %d, %q; want 2 and what it wants", code, errb2.String())
+	}
+	inW2.Close()
 }
 
 func TestWaitPid(t *testing.T) {
@@ -110,6 +150,7 @@ func TestSampleHelperExcludes(t *testing.T) {
 		var out, errb bytes.Buffer
 		done := make(chan int, 1)
 		go func() { done <- helper(args, in, &out, &errb) }()
+		io.WriteString(inW, "go\n")
 		time.Sleep(3100 * time.Millisecond)
 		inW.Close()
 		if code := <-done; code != 0 {
