@@ -152,12 +152,6 @@ func (m *Manifest) lintClosedLatency(g *Group, warn func(string, string, ...any)
 	}
 }
 
-// MinFreshJVMs is the fewest independent target processes a claim should
-// rest on per cell: with one JVM, every trial repeats that JVM's JIT
-// decisions, heap layout and thread placement, so a difference between
-// variants may be a difference between two JVMs (JMH forks for this).
-const MinFreshJVMs = 3
-
 // lintClaims warns on claims a reader cannot weigh: no seed figure to set
 // ours beside, or too few independent JVMs behind each cell. Smoke
 // profiles are exempt from the second: they check that things run.
@@ -177,7 +171,7 @@ func (m *Manifest) lintClaims(warn func(string, string, ...any)) {
 			warn(fmt.Sprintf("claims[%d]", i), "claim %q has no seed: figure, so the report cannot show the write-up's number beside ours (add seed: {value: ..., from: \"...\"})", c.ID)
 		}
 	}
-	// Fewer than MinFreshJVMs forks behind a claim: lintReplication warns.
+	// Fewer than stats.MinReplicates forks behind a claim: lintReplication warns.
 }
 
 // lintJDK warns on a variant that asks for a JDK the built-in targets

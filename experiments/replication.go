@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/threadlab/threadlab/pipeline/stats"
 	"gopkg.in/yaml.v3"
 )
 
@@ -172,7 +173,7 @@ func (m *Manifest) validateReplication(bad func(string, string, ...any)) {
 	key := m.ForksKey()
 	switch f := m.Forks; {
 	case f.Min < 1:
-		bad(key, "must be at least 1 (got %d); 6 or more give a confidence interval", f.Min)
+		bad(key, "must be at least 1 (got %d); %d or more give a confidence interval", f.Min, stats.MinTrialsCI)
 	case f.Max < f.Min:
 		bad(key+".max", "%d is below min %d (write {min: 5, max: 20}: min rounds always, more while a claim is undecided)", f.Max, f.Min)
 	}
@@ -194,22 +195,28 @@ func (m *Manifest) validateReplication(bad func(string, string, ...any)) {
 }
 
 // lintReplication warns about replication that looks stronger than it is.
+// Its three thresholds are the statistics' own: stats.MinTrialsCI forks
+// give an interval of the median, stats.MinTrialsTest per side can make a
+// two-sided comparison significant, and below stats.MinReplicates forks
+// every claim stays inconclusive (the minimum-forks rule).
 func (m *Manifest) lintReplication(warn func(string, string, ...any)) {
 	key, n := m.ForksKey(), m.Forks.Min
 	noun := key
 	if n == 1 {
 		noun = key[:len(key)-1]
 	}
-	if n < 6 {
-		warn(key, "%d %s give no 95%% confidence interval of the median (6 or more do; seed 000 saw one trial swing by more than 50%%)", n, noun)
+	if n < stats.MinTrialsCI {
+		warn(key, "%d %s give no 95%% confidence interval of the median (%d or more do; seed 000 saw one trial swing by more than 50%%)", n, noun, stats.MinTrialsCI)
 	}
-	if n < 4 && len(m.Variants) > 1 {
-		warn(key, "fewer than 4 %s per cell cannot show a significant difference between variants (Mann-Whitney U needs 4 against 4)", key)
+	if n < stats.MinTrialsTest && len(m.Variants) > 1 {
+		warn(key, "fewer than %d %s per cell cannot show a significant difference between variants (Mann-Whitney U needs %d against %d)",
+			stats.MinTrialsTest, key, stats.MinTrialsTest, stats.MinTrialsTest)
 	}
 	if m.Forks.Sequential() && len(m.Claims) == 0 {
 		warn(key, "sequential rounds (%s) stop when the claims are decided, and this manifest has none: every cell runs to max %d; write a number instead", m.Forks, m.Forks.Max)
 	}
-	if n < 3 && m.Profile != "smoke" && len(m.Claims) > 0 {
-		warn(key, "%d fresh JVM(s) with %d iteration(s) each: iterations of one JVM are not independent, so every claim stays inconclusive below 3 forks; use 3 or more", n, m.Iterations)
+	if n < stats.MinReplicates && m.Profile != "smoke" && len(m.Claims) > 0 {
+		warn(key, "%d fresh JVM(s) with %d iteration(s) each: iterations of one JVM are not independent, so every claim stays inconclusive below %d forks; use %d or more",
+			n, m.Iterations, stats.MinReplicates, stats.MinReplicates)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // not installed, or that asks for a release the targets cannot run on, is
 // skipped: its forks leave the schedule, run.json lists it with why
 // (skipped_variants), and every claim that reads it is not applicable here
-// (EvaluateClaims). The other variants run on the run's JDK, JavaHome.
+// (verdicts.Evaluate). The other variants run on the run's JDK, JavaHome.
 func (s *State) resolveJDKs(find func(major int) (home, version string, err error)) {
 	s.javaHomes = map[string]string{}
 	s.Meta.Skipped, s.Meta.JDKs = nil, nil

@@ -4,8 +4,9 @@
 // directory under data/ and a report under reports/.
 //
 // The pipeline only orchestrates; measuring, statistics, host inspection,
-// storage and rendering live in the leaf packages (load, stats, env,
-// telemetry, record, report). Every finished trial is on disk before the
+// storage, judging the claims and rendering live in the packages below it
+// (load, stats, env, telemetry, record, verdicts, report), none of which
+// imports this one (README's Layout). Every finished trial is on disk before the
 // next one starts, so a crash or Ctrl-C loses nothing that was finished,
 // and a run can be resumed.
 package pipeline

@@ -7,6 +7,7 @@ import (
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/verdicts"
 )
 
 // Cell is one variant at one sweep point.
@@ -38,18 +39,13 @@ func (c Cell) ID() CellID { return CellID{Variant: c.Variant.Name, Point: c.Poin
 // request group; Decide maps it to whether the cell needs more forks.
 type CellID struct{ Variant, Point string }
 
-func (c CellID) String() string {
-	if c.Point == "" {
-		return c.Variant
-	}
-	return c.Variant + " " + c.Point
-}
+func (c CellID) String() string { return verdicts.CellName(c.Variant, c.Point) }
 
 // Points is the cartesian product of the sweep, in manifest order; one
 // empty point without a sweep.
 func Points(m *experiments.Manifest) []map[string]string { return m.Sweep.Points() }
 
-// Cells is variants x points, variant-major.
+// Cells is variants x points: each point, each variant.
 func Cells(m *experiments.Manifest) []Cell {
 	var out []Cell
 	for _, p := range Points(m) {

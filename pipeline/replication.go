@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -13,6 +12,7 @@ import (
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
+	"github.com/threadlab/threadlab/pipeline/verdicts"
 )
 
 // replication is the run's bookkeeping of forks x iterations: retries
@@ -95,18 +95,15 @@ func (r *replication) spend(s *State, c *cellState) bool {
 type Decide func(s *State, look, maxLooks int) (map[CellID]bool, error)
 
 // DecideByClaims is the default Decide: every claim is evaluated on the
-// valid trials so far as look k of a group-sequential design
-// (stats.TrialLooks: Lan-DeMets alpha spending over the rounds from min to
-// max), so the error rates hold across the repeated looks; a claim that
-// stats.Decided says needs no more data frees its cells, and a cell is
-// decided when every claim that reads it is. Without claims nothing is
-// ever decided, so a sequential design runs to its max.
+// valid trials so far as look k of a group-sequential design, with the
+// rules of the claims stage (verdicts.Pending), and a cell is decided when
+// no claim still pending reads it. Without claims nothing is ever decided,
+// so a sequential design runs to its max.
 func DecideByClaims(s *State, look, maxLooks int) (map[CellID]bool, error) {
 	trials, err := record.ReadCSV[record.Trial](s.Dir, record.TrialsFile)
 	if err != nil {
 		return nil, err
 	}
-	cells := groupTrials(trials)
 	decided := map[CellID]bool{}
 	for _, c := range Cells(s.M) {
 		decided[c.ID()] = len(s.M.Claims) > 0
@@ -115,45 +112,14 @@ func DecideByClaims(s *State, look, maxLooks int) (map[CellID]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	cells, info := steadyOnly(s.M, cells, series)
-	for _, c := range s.M.Claims {
-		sc := claimCells(s.M, c, cells)
-		o := stats.Options{Seed: s.M.Seed, Version: Version(),
-			Sequential: stats.TrialLooks(replicates(sc), s.M.Forks.Min, s.M.Forks.Max)}
-		v := stats.EvaluateWith(c.ID, c.Says, c.Check, sc, o)
-		notSteady(&v, c.Check, info, claimGroup(s.M, c)) // the same rules as the claims stage
-		capByForks(&v, c.Check, sc)                      // no decision below MinForks
-		if stats.Decided(v) {
-			continue
-		}
+	for _, k := range verdicts.Pending(s.M, trials, series, stats.Options{Seed: s.M.Seed, Version: Version()}) {
 		for _, cell := range Cells(s.M) {
-			if dependsOn(c.Check, cell) {
+			if verdicts.DependsOn(k, cell.Variant.Name, cell.Point) {
 				decided[cell.ID()] = false
 			}
 		}
 	}
 	return decided, nil
-}
-
-// dependsOn tells whether a claim's check reads a cell: the cell's variant
-// is one the check names (all variants when it names none) and its point
-// matches every where/over selection of the check.
-func dependsOn(k stats.Check, c Cell) bool {
-	names := slices.Clone(k.Compare)
-	if k.Variant != "" {
-		names = append(names, k.Variant)
-	}
-	if len(names) > 0 && !slices.Contains(names, c.Variant.Name) {
-		return false
-	}
-	for _, sel := range []map[string][]string{k.Where, k.FlatOver, k.IncreasesOver, k.DecreasesOver} {
-		for key, values := range sel {
-			if v, ok := c.Point[key]; ok && len(values) > 0 && !slices.Contains(values, v) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // wanted tells whether job j should run: every fork up to forks.min does;

@@ -16,6 +16,9 @@ import (
 	"github.com/threadlab/threadlab/env/targets"
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/report"
+	"github.com/threadlab/threadlab/pipeline/stats"
+	"github.com/threadlab/threadlab/pipeline/verdicts"
 )
 
 // version is set by the Makefile (-ldflags -X) to git describe.
@@ -242,5 +245,57 @@ func (Services) Run(ctx context.Context, s *State) error {
 		}
 		s.Logf("PostgreSQL at %s (started in %s)", c.JDBCURL(), time.Since(start).Round(time.Millisecond))
 	}
+	return nil
+}
+
+// Claims gives every claim of the manifest a verdict with its evidence
+// (package verdicts judges them) and writes verdicts.json.
+type Claims struct{}
+
+func (Claims) Name() string { return "claims" }
+
+func (Claims) Run(ctx context.Context, s *State) error {
+	if len(s.M.Claims) == 0 {
+		return nil
+	}
+	trials, err := record.ReadCSV[record.Trial](s.Dir, record.TrialsFile)
+	if err != nil {
+		return err
+	}
+	fp, _ := os.ReadFile(filepath.Join(s.Dir, record.FingerprintFile)) // absent: the core count is unknown
+	out, err := verdicts.OfRun(s.Dir, s.M, s.Meta, fp, trials, stats.Options{Seed: s.M.Seed, Version: Version()})
+	if err != nil {
+		return err
+	}
+	for _, v := range out {
+		s.Logf("claim %s: %s", v.ID, stats.StatusText(v.Status))
+	}
+	return record.WriteJSON(s.Dir, record.VerdictsFile, out)
+}
+
+// Report renders the run's page and the site index from the data alone.
+type Report struct{}
+
+func (Report) Name() string { return "report" }
+
+func (Report) Run(ctx context.Context, s *State) error {
+	if s.Opt.NoReport {
+		return nil
+	}
+	if err := s.saveMeta(); err != nil {
+		return err
+	}
+	r, err := record.Read(s.Dir)
+	if err != nil {
+		return err
+	}
+	page, err := report.Run(r, s.Opt.ReportsDir)
+	if err != nil {
+		return fmt.Errorf("render report: %w", err)
+	}
+	if _, err := report.Index(s.Opt.DataDir, s.Opt.ReportsDir); err != nil {
+		return fmt.Errorf("render index: %w", err)
+	}
+	s.ReportPath = page
 	return nil
 }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
-	"github.com/threadlab/threadlab/pipeline/stats"
 	"github.com/threadlab/threadlab/pipeline/steady"
 )
 
@@ -44,8 +44,8 @@ func (s *State) warmup(ctx context.Context, j Job, seq, fork int, plan load.Plan
 			timed = true
 		}
 	}
-	metric := s.M.Primary()
-	rule := steady.Settle{HigherIsBetter: stats.HigherIsBetter(metric)}
+	primary := s.M.Primary()
+	rule := steady.Settle{HigherIsBetter: metric.HigherIsBetter(primary)}
 	var xs []float64
 	start := time.Now()
 	for n := 1; ; n++ {
@@ -62,7 +62,7 @@ func (s *State) warmup(ctx context.Context, j Job, seq, fork int, plan load.Plan
 				stop = "fixed"
 			}
 		default:
-			if x, ok := Metric(rows[0], metric); ok && !math.IsNaN(x) && rows[0].Valid {
+			if x, ok := metric.Value(rows[0], primary); ok && !math.IsNaN(x) && rows[0].Valid {
 				xs = append(xs, x)
 			}
 			if elapsed >= w.Min && steady.Settled(xs, rule).Steady {

@@ -13,6 +13,7 @@ import (
 	"github.com/threadlab/threadlab/pipeline"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
+	"github.com/threadlab/threadlab/pipeline/verdicts"
 )
 
 // reevaluateRun recomputes the verdicts of one run directory with today's
@@ -70,17 +71,12 @@ func reevaluateRun(dir, claimsFrom string, stdout io.Writer) error {
 	if err := pipeline.Reaggregate(context.Background(), dir, m, r.Meta, nil); err != nil {
 		return fmt.Errorf("re-aggregate %s: %w", dir, err)
 	}
+	// Judged as the claims stage judges a new run (verdicts.OfRun).
 	version := pipeline.Version()
-	// A column the run's trials.csv lacks (recorded before threadlab
-	// measured it) keeps the claims on it inconclusive, not decided on 0s.
-	host := pipeline.HostFacts(m, r.Fingerprint, r.Meta)
-	if host.Columns, err = pipeline.TrialColumns(dir); err != nil {
+	now, err := verdicts.OfRun(dir, m, r.Meta, r.Fingerprint, r.Trials, stats.Options{Seed: m.Seed, Version: version})
+	if err != nil {
 		return err
 	}
-	if host.Series, err = record.ReadCSV[record.Sample](dir, record.SeriesFile); err != nil {
-		return err
-	}
-	now := pipeline.EvaluateClaims(m, r.Trials, stats.Options{Seed: m.Seed, Version: version}, host)
 	changed := 0
 	for i := range now {
 		v := &now[i]

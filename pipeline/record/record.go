@@ -26,7 +26,6 @@ package record
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -458,14 +457,13 @@ func missingGauges[T any](header []byte, rows []T) {
 	if t.Kind() != reflect.Struct || len(rows) == 0 {
 		return
 	}
-	line, _, _ := bytes.Cut(header, []byte("\n"))
-	names, err := csv.NewReader(bytes.NewReader(line)).Read()
+	names, err := columnNames(header)
 	if err != nil {
 		return
 	}
 	have := map[string]bool{}
 	for _, n := range names {
-		have[strings.TrimSpace(strings.TrimPrefix(n, "\ufeff"))] = true
+		have[n] = true
 	}
 	gauge := reflect.TypeOf(Gauge(0))
 	for i := range t.NumField() {

@@ -1,4 +1,4 @@
-package pipeline
+package verdicts
 
 import (
 	"encoding/json"
@@ -21,8 +21,8 @@ import (
 // situation this host or this run did not produce (a target CPU that
 // never saturated, too few cores, a JDK that is not installed).
 
-// ClaimHost is what preconditions read besides the run's trials.
-type ClaimHost struct {
+// Host is what preconditions read besides the run's trials.
+type Host struct {
 	// Cores is the number of CPUs the target may use: its pinning when the
 	// manifest pins it, else threadlab's CPU affinity recorded in the
 	// fingerprint (cpu.allowed, else cpu.threads); 0 when unknown.
@@ -36,14 +36,14 @@ type ClaimHost struct {
 	Columns []string
 	// Series is the run's series.csv: the steady-state selection classifies
 	// the forks of a timed load on their per-second series
-	// (steadystate.go). nil: forks are classified on their iterations only.
+	// (steady.go). nil: forks are classified on their iterations only.
 	Series []record.Sample
 }
 
-// HostFacts reads a ClaimHost from a run's fingerprint.json (nil when
-// absent) and run.json.
-func HostFacts(m *experiments.Manifest, fingerprint []byte, meta record.Meta) ClaimHost {
-	h := ClaimHost{Skipped: map[string]string{}}
+// HostFacts reads a Host from a run's fingerprint.json (nil when absent)
+// and run.json.
+func HostFacts(m *experiments.Manifest, fingerprint []byte, meta record.Meta) Host {
+	h := Host{Skipped: map[string]string{}}
 	for _, x := range meta.Skipped {
 		h.Skipped[x.Variant] = x.Reason
 	}
@@ -98,7 +98,7 @@ func applyPreconditions(v *stats.Verdict, a applicability) {
 // steady valid trials per cell (what the claims read); all is every row
 // of trials.csv, invalid ones too (the generator rule counts windows the
 // retries replaced).
-func checkPreconditions(m *experiments.Manifest, c experiments.Claim, valid map[record.CellKey][]record.Trial, all []record.Trial, h ClaimHost) applicability {
+func checkPreconditions(m *experiments.Manifest, c experiments.Claim, valid map[record.CellKey][]record.Trial, all []record.Trial, h Host) applicability {
 	var a applicability
 	for _, name := range claimVariants(c) {
 		if why, ok := h.Skipped[name]; ok {
@@ -169,18 +169,20 @@ func preconditionCells(m *experiments.Manifest, c experiments.Claim, r experimen
 		group = m.Load.Measure
 	}
 	var out []record.CellKey
-	for _, cell := range Cells(m) {
-		if dependsOn(sel, cell) {
-			out = append(out, record.CellKey{Variant: cell.Variant.Name, Point: cell.PointString(), Group: group})
+	for _, p := range m.Sweep.Points() { // the schedule's cells: each point, each variant
+		for _, v := range m.Variants {
+			if DependsOn(sel, v.Name, p) {
+				out = append(out, record.CellKey{Variant: v.Name, Point: record.FormatPoint(p), Group: group})
+			}
 		}
 	}
 	return out
 }
 
-func cellName(k record.CellKey) string { return CellID{Variant: k.Variant, Point: k.Point}.String() }
+func cellName(k record.CellKey) string { return CellName(k.Variant, k.Point) }
 
 // checkCores compares the target's CPUs with the bounds.
-func checkCores(b *experiments.CoreBounds, h ClaimHost) (line, failed, unknown string) {
+func checkCores(b *experiments.CoreBounds, h Host) (line, failed, unknown string) {
 	var want string
 	switch {
 	case b.AtLeast != nil && b.AtMost != nil:
@@ -239,7 +241,7 @@ func checkGenerator(keys []record.CellKey, all []record.Trial) (line, failed, un
 
 // checkMetric compares the median over forks of a metric in every cell
 // with the bounds, per CPU when per_core is set.
-func checkMetric(r experiments.Precondition, keys []record.CellKey, valid map[record.CellKey][]record.Trial, h ClaimHost) (line, failed, unknown string) {
+func checkMetric(r experiments.Precondition, keys []record.CellKey, valid map[record.CellKey][]record.Trial, h Host) (line, failed, unknown string) {
 	want := boundsText(r)
 	if col, missing := h.unrecorded(r.Metric); missing {
 		unknown = fmt.Sprintf("this run's %s has no %s column (recorded before threadlab measured it), so %s %s could not be checked",
@@ -254,7 +256,7 @@ func checkMetric(r experiments.Precondition, keys []record.CellKey, valid map[re
 	}
 	var parts []string
 	for _, k := range keys {
-		xs := values(valid[k], r.Metric)
+		xs := medians(valid[k], r.Metric)
 		if len(xs) == 0 {
 			if unknown == "" {
 				unknown = fmt.Sprintf("%s has no valid %s to check %s against", cellName(k), r.Metric, want)

@@ -1,33 +1,46 @@
-package pipeline
+package verdicts
 
 import (
-	"encoding/csv"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
 )
 
-// EvaluateClaims decides every claim of m from a run's trials with today's
-// rules: the Claims stage and `threadlab report --reevaluate` both call it,
-// so a re-evaluated run is judged exactly as a new one would be. o carries
-// the bootstrap seed (the run's), the deciding version and, for a
-// sequential run, the look. h is the host the preconditions read
-// (HostFacts): a claim whose precondition fails, or that reads a variant
-// that did not run here, is not applicable here (preconditions.go).
-func EvaluateClaims(m *experiments.Manifest, trials []record.Trial, o stats.Options, h ClaimHost) []record.Verdict {
+// OfRun judges every claim of m on the run in dir: trials are its
+// trials.csv rows as the caller read them, meta its run.json and
+// fingerprint its fingerprint.json (nil when absent: the core count is
+// unknown); the header of trials.csv and series.csv are read from dir.
+// o carries the bootstrap seed (the run's) and the deciding version. The
+// Claims stage and `threadlab report --reevaluate` both call it, so a
+// re-evaluated run is judged exactly as a new one would be.
+func OfRun(dir string, m *experiments.Manifest, meta record.Meta, fingerprint []byte, trials []record.Trial, o stats.Options) ([]record.Verdict, error) {
+	h := HostFacts(m, fingerprint, meta)
+	var err error
+	// A column the run's trials.csv lacks (recorded before threadlab
+	// measured it) keeps the claims on it inconclusive, not decided on 0s.
+	if h.Columns, err = TrialColumns(dir); err != nil {
+		return nil, err
+	}
+	if h.Series, err = record.ReadCSV[record.Sample](dir, record.SeriesFile); err != nil {
+		return nil, err
+	}
+	return Evaluate(m, trials, o, h), nil
+}
+
+// Evaluate decides every claim of m from a run's trials with today's
+// rules. o carries the bootstrap seed (the run's), the deciding version
+// and, for a sequential run, the look. h is the host the preconditions
+// read (HostFacts): a claim whose precondition fails, or that reads a
+// variant that did not run here, is not applicable here (preconditions.go).
+func Evaluate(m *experiments.Manifest, trials []record.Trial, o stats.Options, h Host) []record.Verdict {
 	// Claims see the iterations summary.csv sees: a fork's iterations before
 	// its steady state are left out, and forks with none are excluded
-	// (steadystate.go); a cell left with too few steady forks makes the
+	// (steady.go); a cell left with too few steady forks makes the
 	// claims on it inconclusive, "not in steady state".
-	cells, steadyInfo := steadyOnly(m, groupTrials(trials), h.Series)
+	cells, steadyInfo := steadyOnly(m, GroupTrials(trials), h.Series)
 	var out []record.Verdict
 	for _, c := range m.Claims {
 		sc := claimCells(m, c, cells)
@@ -47,7 +60,7 @@ func EvaluateClaims(m *experiments.Manifest, trials []record.Trial, o stats.Opti
 			capByForks(&v, c.Check, sc)
 		}
 		applyPreconditions(&v, checkPreconditions(m, c, cells, trials, h))
-		rv := RecordVerdict(v)
+		rv := toRecord(v)
 		if d := c.Decision; d != nil {
 			rv.Decision = &record.Decision{When: d.When, Pick: d.Pick, Then: d.Then, TestedBy: d.TestedBy}
 		}
@@ -56,6 +69,31 @@ func EvaluateClaims(m *experiments.Manifest, trials []record.Trial, o stats.Opti
 			rv.Differs = &record.Differs{Cause: d.Cause, Why: d.Why}
 		}
 		out = append(out, rv)
+	}
+	return out
+}
+
+// Pending lists the checks of the claims of m that are not decided yet on
+// these trials and more forks could decide: each claim is evaluated as
+// look k of a group-sequential design (stats.TrialLooks: Lan-DeMets alpha
+// spending over the rounds from forks.min to max), so the error rates hold
+// across the repeated looks, with the same steady-state and minimum-forks
+// rules as Evaluate. o carries the seed and version. The sequential rounds
+// of a run (pipeline.DecideByClaims) stop a cell once no pending check
+// reads it (DependsOn).
+func Pending(m *experiments.Manifest, trials []record.Trial, series []record.Sample, o stats.Options) []stats.Check {
+	cells, info := steadyOnly(m, GroupTrials(trials), series)
+	var out []stats.Check
+	for _, c := range m.Claims {
+		sc := claimCells(m, c, cells)
+		co := o
+		co.Sequential = stats.TrialLooks(replicates(sc), m.Forks.Min, m.Forks.Max)
+		v := stats.EvaluateWith(c.ID, c.Says, c.Check, sc, co)
+		notSteady(&v, c.Check, info, claimGroup(m, c))
+		capByForks(&v, c.Check, sc) // no decision below stats.MinReplicates forks
+		if !stats.Decided(v) {
+			out = append(out, c.Check)
+		}
 	}
 	return out
 }
@@ -78,9 +116,9 @@ func replicates(cells []stats.Cell) int {
 	return n
 }
 
-// RecordVerdict is the on-disk shape of a verdict: method, deciding point
-// and every unit kept; undefined numbers absent or null, never 0.
-func RecordVerdict(v stats.Verdict) record.Verdict {
+// toRecord is the on-disk shape of a verdict: method, deciding point and
+// every unit kept; undefined numbers absent or null, never 0.
+func toRecord(v stats.Verdict) record.Verdict {
 	rv := record.Verdict{ID: v.ID, Says: v.Says, Status: v.Status, Reason: v.Reason, Leans: v.Leans,
 		Evidence: v.Evidence, Point: v.Point, Ratio: record.Finite(v.Ratio), Low: record.Finite(v.Low),
 		High: record.Finite(v.High), P: record.Finite(v.P), Method: v.Method, Flags: v.Flags,
@@ -110,40 +148,19 @@ func notRecorded(c experiments.Claim, column string, o stats.Options) stats.Verd
 }
 
 // unrecorded reports the trials.csv column of a metric when the run's
-// header lacks it; never when the header is unknown (Columns nil).
-func (h ClaimHost) unrecorded(name string) (column string, missing bool) {
+// header lacks it; never when the header is unknown (Columns nil). A
+// metric's name is its column (pipeline/metric).
+func (h Host) unrecorded(name string) (column string, missing bool) {
 	if h.Columns == nil || name == "" {
 		return "", false
 	}
-	column = name
-	if d, ok := metric.Lookup(name); ok {
-		column = d.Column
-	}
-	return column, !slices.Contains(h.Columns, column)
+	return name, !slices.Contains(h.Columns, name)
 }
 
-// TrialColumns reads the header of a run's trials.csv: the columns the
-// threadlab that recorded the run wrote. Claims on a column it lacks are
-// inconclusive (notRecorded) instead of decided on zeros. nil without
-// error when the file is absent or empty.
+// TrialColumns reads the header of a run's trials.csv (record.ReadHeader):
+// the columns the threadlab that recorded the run wrote. Claims on a
+// column it lacks are inconclusive (notRecorded) instead of decided on
+// zeros. nil without error when the file is absent or empty.
 func TrialColumns(dir string) ([]string, error) {
-	path := filepath.Join(dir, record.TrialsFile)
-	f, err := record.OpenRegular(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = -1
-	head, err := r.Read()
-	if errors.Is(err, io.EOF) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: the header: %w (repair or restore the file)", path, err)
-	}
-	return head, nil
+	return record.ReadHeader(dir, record.TrialsFile)
 }

@@ -1,4 +1,4 @@
-package pipeline
+package verdicts
 
 import (
 	"flag"
@@ -15,12 +15,12 @@ import (
 
 // Calibration of the steady-state selection (issue 20): simulated runs
 // whose variant B warms up for longer than the fixed warm-up covered,
-// judged through the production path (EvaluateClaims: per-fork steady
+// judged through the production path (Evaluate: per-fork steady
 // selection, fork medians, the claims' tests and the production
 // bootstrap). The truth is B = A in steady state; the claim says B takes
 // at least 1.05x A's wall time ("A is faster"). Every "supported" is
 // false. `go test -run TestSteadyCalibration -steadycal.reps 1000
-// ./pipeline/` runs the long version; go test runs a few reps.
+// ./pipeline/verdicts/` runs the long version; go test runs a few reps.
 
 var steadyCalReps = flag.Int("steadycal.reps", 0, "repetitions per design of TestSteadyCalibration (0: 30, or 8 with -short)")
 
@@ -68,7 +68,7 @@ func steadyCalRun(rng *rand.Rand, forks int) []record.Trial {
 // verdicts did before per-fork selection, for comparison.
 func naive(m *experiments.Manifest, ts []record.Trial, o stats.Options) string {
 	c := m.Claims[0]
-	v := stats.EvaluateWith(c.ID, c.Says, c.Check, claimCells(m, c, groupTrials(ts)), o)
+	v := stats.EvaluateWith(c.ID, c.Says, c.Check, claimCells(m, c, GroupTrials(ts)), o)
 	return v.Status
 }
 
@@ -92,7 +92,7 @@ func TestSteadyCalibration(t *testing.T) {
 		for r := range reps {
 			ts := steadyCalRun(rng, forks)
 			o := stats.Options{Seed: int64(r + 1)}
-			v := EvaluateClaims(m, ts, o, ClaimHost{})[0]
+			v := Evaluate(m, ts, o, Host{})[0]
 			switch v.Status {
 			case stats.Supported:
 				sup++

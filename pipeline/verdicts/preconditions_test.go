@@ -1,4 +1,4 @@
-package pipeline
+package verdicts
 
 import (
 	"slices"
@@ -69,12 +69,12 @@ func TestPreconditions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	two := ClaimHost{Cores: 2}
+	two := Host{Cores: 2}
 	tests := []struct {
 		name     string
 		why      string
 		requires []string
-		host     ClaimHost
+		host     Host
 		failed   string // fragment; "" when the claim applies
 		unknown  string // fragment; "" when everything could be checked
 		lines    []string
@@ -123,7 +123,7 @@ func TestPreconditions(t *testing.T) {
 			requires: []string{`{generator: not_saturated, variant: virtual, where: {users: ["100"]}}`}, host: two,
 			unknown: "no window of virtual users=100 ran"},
 		{name: "a skipped variant", why: "a variant whose JDK is missing makes the claim not applicable, before any precondition",
-			requires: []string{`{cores: {at_least: 1}}`}, host: ClaimHost{Cores: 2, Skipped: map[string]string{"virtual": "jdk: 21: no JDK 21 is installed."}},
+			requires: []string{`{cores: {at_least: 1}}`}, host: Host{Cores: 2, Skipped: map[string]string{"virtual": "jdk: 21: no JDK 21 is installed."}},
 			failed: "variant virtual did not run on this host (jdk: 21: no JDK 21 is installed)",
 			lines:  []string{"precondition: variant virtual runs here: fails, it was skipped"}},
 		{name: "first failure wins, every line kept", why: "the reason names one failure; the evidence lists them all",
@@ -138,7 +138,7 @@ func TestPreconditions(t *testing.T) {
 				c.Requires = append(c.Requires, req(t, r))
 			}
 			trials := preTrials()
-			a := checkPreconditions(m, c, groupTrials(slices.Clone(trials)), trials, tt.host)
+			a := checkPreconditions(m, c, GroupTrials(slices.Clone(trials)), trials, tt.host)
 			for _, x := range []struct{ what, got, want string }{{"failed", a.failed, tt.failed}, {"unknown", a.unknown, tt.unknown}} {
 				if (x.want == "") != (x.got == "") || !strings.Contains(x.got, x.want) {
 					t.Errorf("%s: %s = %q, want %q", tt.why, x.what, x.got, x.want)
@@ -236,7 +236,7 @@ func TestHostFacts(t *testing.T) {
 	}
 }
 
-// TestNotApplicableVerdict: EvaluateClaims writes not-applicable to
+// TestNotApplicableVerdict: Evaluate writes not-applicable to
 // verdicts.json for a claim reading a skipped variant, with the reason.
 func TestNotApplicableVerdict(t *testing.T) {
 	m, err := experiments.Parse("pre.yaml", []byte(preManifest), "")
@@ -249,7 +249,7 @@ func TestNotApplicableVerdict(t *testing.T) {
 			platformOnly = append(platformOnly, x)
 		}
 	}
-	vs := EvaluateClaims(m, platformOnly, stats.Options{Seed: 1}, ClaimHost{Cores: 2, Skipped: map[string]string{"virtual": "jdk: 21: no JDK 21 is installed"}})
+	vs := Evaluate(m, platformOnly, stats.Options{Seed: 1}, Host{Cores: 2, Skipped: map[string]string{"virtual": "jdk: 21: no JDK 21 is installed"}})
 	if len(vs) != 1 || vs[0].Status != "not-applicable" || vs[0].Open ||
 		vs[0].Reason != "not applicable here: variant virtual did not run on this host (jdk: 21: no JDK 21 is installed)" {
 		t.Fatalf("verdicts = %+v", vs)

@@ -1,4 +1,4 @@
-package pipeline
+package verdicts
 
 import (
 	"bytes"
@@ -79,6 +79,22 @@ func todaysColumns(t *testing.T) []string {
 	return head
 }
 
+// writeTrialsHeader writes dir's trials.csv as a header of cols followed
+// by body, as an older threadlab would have.
+func writeTrialsHeader(t *testing.T, dir string, cols []string, body string) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	if err := w.Write(cols); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	buf.WriteString(body)
+	if err := os.WriteFile(filepath.Join(dir, record.TrialsFile), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func without(cols []string, drop string) []string {
 	return slices.DeleteFunc(slices.Clone(cols), func(c string) bool { return c == drop })
 }
@@ -133,7 +149,7 @@ func TestClaimOnUnrecordedColumn(t *testing.T) {
 					trials[i].PeakHikariPending = 0
 				}
 			}
-			vs := EvaluateClaims(m, trials, stats.Options{Seed: 1}, ClaimHost{Cores: 2, Columns: tt.columns})
+			vs := Evaluate(m, trials, stats.Options{Seed: 1}, Host{Cores: 2, Columns: tt.columns})
 			for _, v := range vs {
 				if got := v.Status; got != tt.want[v.ID] {
 					t.Errorf("%s: %s is %s (%s), want %s", tt.why, v.ID, got, v.Reason, tt.want[v.ID])
@@ -165,16 +181,7 @@ func TestTrialColumns(t *testing.T) {
 	// An old run's file: today's rows written, then the column dropped, as
 	// a threadlab before issue 9 wrote it.
 	old := without(todaysColumns(t), "peak_hikari_pending")
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	if err := w.Write(old); err != nil {
-		t.Fatal(err)
-	}
-	w.Flush()
-	buf.WriteString(strings.Repeat("x,", len(old)-1) + "x\n")
-	if err := os.WriteFile(filepath.Join(dir, record.TrialsFile), buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTrialsHeader(t, dir, old, strings.Repeat("x,", len(old)-1)+"x\n")
 	cols, err := TrialColumns(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -182,10 +189,10 @@ func TestTrialColumns(t *testing.T) {
 	if !slices.Equal(cols, old) {
 		t.Errorf("got %v, want the file's header %v", cols, old)
 	}
-	if _, missing := (ClaimHost{Columns: cols}).unrecorded("peak_hikari_pending"); !missing {
+	if _, missing := (Host{Columns: cols}).unrecorded("peak_hikari_pending"); !missing {
 		t.Error("peak_hikari_pending is not in the header, yet counts as recorded")
 	}
-	if _, missing := (ClaimHost{Columns: cols}).unrecorded("rps"); missing {
+	if _, missing := (Host{Columns: cols}).unrecorded("rps"); missing {
 		t.Error("rps is in the header, yet counts as missing")
 	}
 }
@@ -200,7 +207,7 @@ func TestVerdictCarriesManifestNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range EvaluateClaims(m, pendingTrials(), stats.Options{Seed: 1}, ClaimHost{Cores: 2}) {
+	for _, v := range Evaluate(m, pendingTrials(), stats.Options{Seed: 1}, Host{Cores: 2}) {
 		switch v.ID {
 		case "platform-does-not":
 			if v.DesignFact != "fewer threads than connections leave none waiting" || v.Differs != nil {
@@ -210,6 +217,82 @@ func TestVerdictCarriesManifestNotes(t *testing.T) {
 			if v.DesignFact != "" || v.Differs == nil || v.Differs.Cause != "scale" || v.Differs.Why != "the host is small" {
 				t.Errorf("%s: design fact %q, differs %+v; want the manifest's differs only", v.ID, v.DesignFact, v.Differs)
 			}
+		}
+	}
+}
+
+// TestOfRun: judging a run directory reads the header of its trials.csv
+// (a column an old run lacks keeps the claims on it inconclusive) and
+// fails, naming the file, when series.csv cannot be read.
+func TestOfRun(t *testing.T) {
+	m, err := experiments.Parse("pending.yaml", []byte(pendingManifest), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeTrialsHeader(t, dir, without(todaysColumns(t), "peak_hikari_pending"), "")
+	trials := pendingTrials()
+	for i := range trials {
+		trials[i].PeakHikariPending = 0 // as an old run's rows read
+	}
+	vs, err := OfRun(dir, m, record.Meta{}, nil, trials, stats.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		if v.ID != "rides" && (v.Status != stats.Inconclusive || !strings.Contains(v.Reason, "has no peak_hikari_pending column")) {
+			t.Errorf("%s: %s (%s); want inconclusive, the column never recorded", v.ID, v.Status, v.Reason)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, record.SeriesFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OfRun(dir, m, record.Meta{}, nil, trials, stats.Options{Seed: 1}); err == nil || !strings.Contains(err.Error(), record.SeriesFile) {
+		t.Errorf("series.csv is a directory: error %v, want one naming %s", err, record.SeriesFile)
+	}
+}
+
+// TestPending: between rounds of a sequential design, a claim stays
+// pending while too few forks stand behind it and leaves the list once its
+// data decide it; without claims nothing is pending.
+func TestPending(t *testing.T) {
+	src := strings.Replace(pendingManifest, "forks: 5\n", "forks: {min: 3, max: 8}\n", 1)
+	m, err := experiments.Parse("pending.yaml", []byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// rides alone and without its precondition: what decides is the fork count.
+	rides := experiments.Claim{ID: "rides", Says: "virtual out-serves platform",
+		Check: stats.Check{Metric: "rps", Compare: []string{"virtual", "platform"}, AtLeast: stats.F(1.5)}}
+	trials := func(forks int) []record.Trial {
+		var out []record.Trial
+		for i, v := range []struct {
+			name string
+			rps  float64
+		}{{"platform", 100}, {"virtual", 300}} {
+			for f := 1; f <= forks; f++ {
+				out = append(out, record.Trial{Variant: v.name, Point: "pool=40", Group: "main", Fork: f, Trial: f, Iteration: 1,
+					Seq: i*forks + f, Valid: true, Requests: 1000, RPS: v.rps + float64(f)})
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		name    string
+		claims  []experiments.Claim
+		forks   int
+		pending int
+		why     string
+	}{
+		{"two forks", []experiments.Claim{rides}, 2, 1, "below stats.MinReplicates forks no claim is decided: more forks can decide it"},
+		{"max forks", []experiments.Claim{rides}, 8, 0, "8 forks 3x apart decide it at the last look"},
+		{"no claims", nil, 2, 0, "nothing to decide: the caller runs every cell to its max"},
+	}
+	for _, tt := range tests {
+		m.Claims = tt.claims
+		got := Pending(m, trials(tt.forks), nil, stats.Options{Seed: 1})
+		if len(got) != tt.pending {
+			t.Errorf("%s: %d pending, want %d: %s", tt.name, len(got), tt.pending, tt.why)
 		}
 	}
 }
