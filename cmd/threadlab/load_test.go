@@ -410,8 +410,8 @@ func TestLoadAgentsOneVersusTwo(t *testing.T) {
 		for _, o := range offs {
 			// Same host, same clock: the estimate is within half the
 			// round trip of 0 (plus a little for the read itself).
-			if o.Offset.Abs() > o.RTT/2+time.Millisecond {
-				t.Errorf("%s: agent %s clock offset %v with RTT %v on one host", why, o.Agent, o.Offset, o.RTT)
+			if math.Abs(o.OffsetMs) > o.RTTMs/2+1 {
+				t.Errorf("%s: agent %s clock offset %.3f ms with RTT %.3f ms on one host", why, o.Agent, o.OffsetMs, o.RTTMs)
 			}
 		}
 		for i, p := range procs {

@@ -92,7 +92,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			}
 			return err
 		}
-		opt.Hosts, opt.Drive = inv, fleetDrive
+		opt.Hosts = inv
 		opt.Command += " (on the hosts of " + *hostsFile + ": threadlab run --hosts " + *hostsFile + ")"
 	}
 	if exe, err := os.Executable(); err == nil {
