@@ -158,7 +158,7 @@ func TestLoadUsageErrors(t *testing.T) {
 		{"header name with a space", []string{"--url", srv.URL, "--users", "1", "--header", "X A: 1"}, "not an HTTP token"},
 		{"header the generator sets", []string{"--url", srv.URL, "--users", "1", "--header", "Host: example.com"}, "set by the generator"},
 		{"same header twice", []string{"--url", srv.URL, "--users", "1", "--header", "X-A: 1", "--header", "x-a: 2"}, "given twice"},
-		{"CR LF in the URL path", []string{"--url", srv.URL + "/a\r\nX-Evil: 1", "--users", "1"}, "control or non-ASCII"},
+		{"CR LF in the URL path", []string{"--url", srv.URL + "/a\r\nX-Evil: 1", "--users", "1"}, "holds control character"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := runLoad(context.Background(), tc.args, &stdout, &stderr)
