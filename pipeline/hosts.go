@@ -24,6 +24,7 @@ import (
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/env/hosts"
 	"github.com/threadlab/threadlab/env/remote"
+	"github.com/threadlab/threadlab/env/supervise"
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/fleet"
 	"github.com/threadlab/threadlab/pipeline/load"
@@ -460,7 +461,7 @@ func (s *State) runLoad(ctx context.Context, plan load.Plan) (*load.Result, erro
 // the target host.
 func (s *State) targetPort(ctx context.Context) (int, error) {
 	if s.hosts == nil {
-		return FreePort()
+		return supervise.FreePort("127.0.0.1")
 	}
 	return s.hosts.targetPort(ctx)
 }
