@@ -17,7 +17,7 @@ import (
 
 // FDReserve is the number of descriptors the generator keeps for
 // everything but connections.
-const FDReserve = fdReserve
+const FDReserve = 64
 
 // CheckGroup runs the generator's validation of one group, requests
 // included; the error says how to fix the first problem.
