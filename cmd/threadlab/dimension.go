@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -68,11 +67,7 @@ func runDimension(ctx context.Context, args []string, stdout, stderr io.Writer) 
 func runPilot(ctx context.Context, manifest, profile, dataDir, targetsDir string, stdout, stderr io.Writer) (string, error) {
 	m, err := experiments.Load(manifest, profile)
 	if err != nil {
-		var ps experiments.Problems
-		if errors.As(err, &ps) {
-			return "", fmt.Errorf("the manifest has %d problem(s):\n%w", len(ps), err)
-		}
-		return "", err
+		return "", counted("the manifest", err)
 	}
 	id := "pilot-" + time.Now().UTC().Format("20060102T150405Z")
 	fmt.Fprintf(stdout, "pilot: %s with profile %s -> %s\n", manifest, profile, filepath.Join(dataDir, m.Name, id))
