@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/threadlab/threadlab/internal/testenv"
 
 	"github.com/threadlab/threadlab/env/remote/netnstest"
+	"github.com/threadlab/threadlab/env/supervise"
 	"github.com/threadlab/threadlab/env/targets"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
@@ -89,22 +89,7 @@ startup: {timeout: 60s}
 }
 
 // runOutput is a buffer the process writes and the test reads.
-type runOutput struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *runOutput) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *runOutput) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type runOutput = supervise.Buffer
 
 func TestHostsRun(t *testing.T) {
 	if testing.Short() {

@@ -22,6 +22,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/threadlab/threadlab/env/supervise"
 	"github.com/threadlab/threadlab/pipeline/fleet"
 	"github.com/threadlab/threadlab/pipeline/load"
 )
@@ -339,22 +340,8 @@ func execAgent(t *testing.T, name string) (fleet.Agent, *exec.Cmd, *syncBuffer) 
 	return fleet.Agent{Name: name, Stdin: in, Stdout: out}, cmd, stderr
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer holds an agent's stderr, written by exec while the test reads it.
+type syncBuffer = supervise.Buffer
 
 // exited waits for an agent process to end on its own.
 func exited(t *testing.T, why string, cmd *exec.Cmd, stderr *syncBuffer, within time.Duration) {

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 )
 
 // Columns reads the header of dir/name, a CSV file of the run: the columns
@@ -14,12 +12,8 @@ import (
 // zero through ReadCSV, so a reader that must tell "not measured" from 0
 // asks here). nil without error when the file is absent or empty.
 func Columns(dir, name string) ([]string, error) {
-	path := filepath.Join(dir, name)
-	f, err := OpenRegular(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	f, path, err := openCSV(dir, name)
+	if f == nil {
 		return nil, err
 	}
 	defer f.Close()
