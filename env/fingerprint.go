@@ -152,7 +152,7 @@ func (h host) collect(ctx context.Context, o FingerprintOptions) (*Fingerprint, 
 	}
 
 	if o.ManifestPath != "" {
-		sum, err := fileSHA256(o.ManifestPath)
+		sum, err := FileSHA256(o.ManifestPath)
 		if err != nil {
 			return nil, fmt.Errorf("fingerprint: hash manifest: %w (pass the manifest file the run uses)", err)
 		}
@@ -254,7 +254,9 @@ func (h host) collect(ctx context.Context, o FingerprintOptions) (*Fingerprint, 
 	return fp, nil
 }
 
-func fileSHA256(path string) (string, error) {
+// FileSHA256 is the hex SHA-256 of a file's content: a manifest in the
+// fingerprint, a jar in its AOT cache key, a file shipped to a host.
+func FileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
@@ -262,7 +264,7 @@ func fileSHA256(path string) (string, error) {
 	defer f.Close()
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
-		return "", err
+		return "", fmt.Errorf("hash %s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }

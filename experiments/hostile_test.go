@@ -68,7 +68,7 @@ var hostile = map[string]struct{ field, why string }{
 	"title-script-marker.yaml":        {"title: holds __f__", "issue 15: the report turned __f__ text in any chart string into script"},
 	"tiny-rate.yaml":                  {"load.rate:", "a rate that sends no request in the trial said complete"},
 	"tiny-duration.yaml":              {"load.duration:", "a 1 ns trial measures nothing"},
-	"host-header.yaml":                {"load:", "a Host header the generator sets itself (the generator's own check, at load time)"},
+	"host-header.yaml":                {"load.requests[0].headers.Host: header Host is set by the generator", "a Host header the generator sets itself, named at its own field (one validator set in load)"},
 	"seed-wrong-type.yaml":            {"claims[0].seed:", "a type error in a one-line claim names its own field"},
 	"requires-not-a-list.yaml":        {"claims[0].requires", "issue 11: preconditions are a list, one condition per item"},
 	"preallocate-closed.yaml":         {"load.preallocate:", "preallocated connections on a closed model, whose users hold their own, would be ignored"},

@@ -13,58 +13,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/threadlab/threadlab/internal/yamlpos"
 	"gopkg.in/yaml.v3"
 )
 
-// Problem is one thing wrong with a manifest, with where it is and how to fix it.
-type Problem struct {
-	File  string
-	Line  int
-	Col   int
-	Field string // dotted path, e.g. variants.platform.target
-	Msg   string // what is wrong and how to fix it
-	// Host marks a problem with this machine rather than the manifest (too
-	// few open files for the load): the manifest may run on a bigger host,
-	// so lint shows it as a warning while run refuses to start.
-	Host bool
-}
-
-func (p Problem) String() string {
-	loc := p.File
-	if p.Line > 0 {
-		loc = fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
-	}
-	if p.Field == "" {
-		return loc + ": " + p.Msg
-	}
-	return loc + ": " + p.Field + ": " + p.Msg
-}
+// Problem is one thing wrong with a manifest, with where it is and how to
+// fix it (Field is the dotted path, e.g. variants.platform.target; Host
+// marks a problem with this machine rather than the manifest).
+type Problem = yamlpos.Problem
 
 // Problems is every problem found in one manifest; it is the error Load returns.
-type Problems []Problem
-
-func (ps Problems) Error() string {
-	lines := make([]string, len(ps))
-	for i, p := range ps {
-		lines[i] = p.String()
-	}
-	return strings.Join(lines, "\n")
-}
+type Problems = yamlpos.Problems
 
 // HostOnly reports whether err is Problems with this machine only (see
 // Problem.Host): the manifest itself is valid.
-func HostOnly(err error) bool {
-	var ps Problems
-	if !errors.As(err, &ps) || len(ps) == 0 {
-		return false
-	}
-	for _, p := range ps {
-		if !p.Host {
-			return false
-		}
-	}
-	return true
-}
+func HostOnly(err error) bool { return yamlpos.HostOnly(err) }
 
 // positions maps a dotted field path to the YAML node it came from.
 type positions map[string]*yaml.Node

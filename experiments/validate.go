@@ -14,12 +14,6 @@ import (
 	"github.com/threadlab/threadlab/pipeline/metric"
 )
 
-// BuiltinTargets are the Spring Boot targets under env/targets.
-var BuiltinTargets = []string{"spring-mvc", "spring-webflux"}
-
-// Models the load generator offers.
-var Models = []string{"closed", "open", "burst", "ramp"}
-
 // Metrics a claim may name: the measured numeric columns of trials.csv, as
 // pipeline/metric (their one home) marks them claimable.
 var Metrics = metric.Claimable()
@@ -347,11 +341,11 @@ func (m *Manifest) validateVariants(bad badFunc) {
 		}
 		switch {
 		case v.Target == "" && len(v.Command) == 0:
-			bad(f, "needs target: (%s) or command: [prog, --port, \"{port}\"]", strings.Join(BuiltinTargets, " or "))
+			bad(f, "needs target: (%s) or command: [prog, --port, \"{port}\"]", strings.Join(targets.Names(), " or "))
 		case v.Target != "" && len(v.Command) > 0:
 			bad(f, "has both target and command (keep one)")
-		case v.Target != "" && !slices.Contains(BuiltinTargets, v.Target):
-			bad(f+".target", "unknown target %q (use %s, or command: [...] for your own service)", v.Target, strings.Join(BuiltinTargets, " or "))
+		case v.Target != "" && !slices.Contains(targets.Names(), v.Target):
+			bad(f+".target", "unknown target %q (use %s, or command: [...] for your own service)", v.Target, strings.Join(targets.Names(), " or "))
 		case len(v.Command) > 0:
 			validateCommand(f+".command", v.Command, bad)
 		}

@@ -55,8 +55,8 @@ func (m *Manifest) validateLoad(report badFunc) {
 		if !nameRE.MatchString(g.Name) || len(g.Name) > 64 {
 			bad(f+".name", "%q is not a valid group name (use lowercase letters, digits and dashes)", g.Name)
 		}
-		if !slices.Contains(Models, g.Model) {
-			bad(f+".model", "%q is not a load model (use %s)", g.Model, strings.Join(Models, ", "))
+		if !slices.Contains(load.Models(), g.Model) {
+			bad(f+".model", "%q is not a load model (use %s)", g.Model, strings.Join(load.Models(), ", "))
 			continue
 		}
 		m.validateGroup(f, g, bad)
@@ -146,7 +146,7 @@ func (m *Manifest) validateGroup(f string, g Group, bad badFunc) {
 		}
 	}
 	if g.CountHeader != "" {
-		if err := load.CheckHeader(g.CountHeader, ""); err != nil {
+		if err := load.CheckHeaderName(g.CountHeader); err != nil {
 			bad(f+".count_header", "%v", err)
 		}
 	}

@@ -102,7 +102,7 @@ func (m *Manifest) checkLoadSweep(f string, d SweepDim, loads map[string]string,
 		bad(f+".load", "sweep %s already sets %s (one dimension per load parameter)", other, d.Load)
 	}
 	loads[d.Load] = d.Name
-	if g != nil && slices.Contains(Models, g.Model) && g.Model != model {
+	if g != nil && slices.Contains(load.Models(), g.Model) && g.Model != model {
 		bad(f+".load", "the measured group %q uses the %s model, which ignores %s, so this sweep would change nothing (sweep %s's parameter, or set model: %s)", g.Name, g.Model, d.Load, g.Model, model)
 	}
 	for i, v := range d.Values {

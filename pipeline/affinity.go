@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/env"
+	"github.com/threadlab/threadlab/env/supervise"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
 
@@ -111,7 +112,7 @@ func (s *State) pinGroup(what string, pgid int) error {
 // replaced). Its process group is the experiment's, so its CPU is not
 // counted as host noise.
 func (s *State) startDownstream(ctx context.Context, delay time.Duration) (string, error) {
-	port, err := FreePort()
+	port, err := supervise.FreePort("127.0.0.1")
 	if err != nil {
 		return "", err
 	}

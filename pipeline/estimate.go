@@ -12,7 +12,6 @@ import (
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/record"
-	"gopkg.in/yaml.v3"
 )
 
 // Assumed costs when no earlier run of the experiment measured them.
@@ -238,14 +237,7 @@ func measuredCosts(dir string, meta record.Meta) (Costs, bool) {
 	// Cool-downs are the gate and pause of each fork and the pauses
 	// between iterations; the run does not split them, so the pauses
 	// between iterations are taken at the manifest's value.
-	var m struct {
-		CoolDown struct {
-			Iteration string `yaml:"iteration"`
-		} `yaml:"cooldown"`
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, record.ManifestFile)); err == nil {
-		_ = yaml.Unmarshal(b, &m)
-	}
+	m, _ := record.ReadManifestInfo(dir) // an old or odd manifest: no pause between iterations
 	if d, err := time.ParseDuration(m.CoolDown.Iteration); err == nil {
 		c.PauseS = d.Seconds()
 	}

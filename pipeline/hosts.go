@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -25,30 +24,12 @@ import (
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/env/hosts"
 	"github.com/threadlab/threadlab/env/remote"
+	"github.com/threadlab/threadlab/env/supervise"
 	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/fleet"
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
-
-// Agent is one load generator process speaking the agent protocol on its
-// stdin and stdout (`ssh host threadlab load --agent`); it mirrors
-// pipeline/fleet.Agent.
-type Agent struct {
-	Name   string
-	Stdin  io.WriteCloser
-	Stdout io.ReadCloser
-}
-
-// ClockOffset is a generator's clock offset and the round trip it was
-// measured over; it mirrors pipeline/fleet.Offset.
-type ClockOffset struct {
-	Agent       string
-	Offset, RTT time.Duration
-}
-
-// DriveFunc runs plan on several generator agents as one and merges their
-// results (pipeline/fleet.Drive; cmd/threadlab passes it in).
-type DriveFunc func(ctx context.Context, agents []Agent, plan load.Plan) (*load.Result, []ClockOffset, error)
 
 // hostRun is a multi-host run's connections and what preflight found.
 type hostRun struct {
@@ -428,11 +409,7 @@ func (t *remoteTarget) Stop() error {
 
 // drive runs one load plan on the load hosts' agents as one.
 func (hr *hostRun) drive(ctx context.Context, s *State, plan load.Plan) (*load.Result, error) {
-	if s.Opt.Drive == nil {
-		hr.warnOnce(s, "nodrive", "multi-host run without a fleet driver: the load ran on this machine (the controller), not on the inventory's load hosts")
-		return load.Run(ctx, plan)
-	}
-	var agents []Agent
+	var agents []fleet.Agent
 	var procs []*remote.Agent
 	closeAll := func() error {
 		var errs []error
@@ -454,9 +431,9 @@ func (hr *hostRun) drive(ctx context.Context, s *State, plan load.Plan) (*load.R
 			return nil, err
 		}
 		procs = append(procs, p)
-		agents = append(agents, Agent{Name: c.Name, Stdin: p.Stdin, Stdout: p.Stdout})
+		agents = append(agents, fleet.Agent{Name: c.Name, Stdin: p.Stdin, Stdout: p.Stdout})
 	}
-	res, offs, err := s.Opt.Drive(ctx, agents, plan)
+	res, offs, err := fleet.Drive(ctx, agents, plan)
 	cerr := closeAll()
 	if err != nil {
 		if cerr != nil {
@@ -468,9 +445,7 @@ func (hr *hostRun) drive(ctx context.Context, s *State, plan load.Plan) (*load.R
 		s.Warn("load generators: %v", cerr)
 	}
 	s.mu.Lock()
-	for _, o := range offs {
-		hr.rec.Offsets = append(hr.rec.Offsets, record.ClockOffset{Agent: o.Agent, OffsetMs: ms(o.Offset), RTTMs: ms(o.RTT)})
-	}
+	hr.rec.Offsets = append(hr.rec.Offsets, offs...)
 	s.mu.Unlock()
 	return res, nil
 }
@@ -487,7 +462,7 @@ func (s *State) runLoad(ctx context.Context, plan load.Plan) (*load.Result, erro
 // the target host.
 func (s *State) targetPort(ctx context.Context) (int, error) {
 	if s.hosts == nil {
-		return FreePort()
+		return supervise.FreePort("127.0.0.1")
 	}
 	return s.hosts.targetPort(ctx)
 }

@@ -88,9 +88,6 @@ type Options struct {
 	// to ship to it; nil cross-builds the module in the working directory
 	// (remote.Binary). Multi-host runs only.
 	Threadlab func(ctx context.Context, goos, goarch string) (string, error)
-	// Drive runs the load generators of the inventory's load hosts as one
-	// (pipeline/fleet.Drive); nil generates the load on this machine.
-	Drive DriveFunc
 }
 
 // State is what the stages share.

@@ -8,10 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
-	"gopkg.in/yaml.v3"
 )
 
 // Summary prints the one-screen text summary of a run directory: the
@@ -117,15 +115,7 @@ func replicationLines(w io.Writer, r *record.Run) {
 // per cell (fresh JVM per fork, 2s warm-up)", from run.json's plan and the
 // manifest as run (a fresh process, not a JVM, for command targets).
 func Design(forks string, iterations int, manifest []byte) string {
-	var mi struct {
-		Variants map[string]struct {
-			Target string `yaml:"target"`
-		} `yaml:"variants"`
-		Load struct {
-			Warmup experiments.Warmup `yaml:"warmup"`
-		} `yaml:"load"`
-	}
-	_ = yaml.Unmarshal(manifest, &mi) // an old or odd manifest: the plain words
+	mi, _ := record.ParseManifestInfo(manifest) // an old or odd manifest: the plain words
 	fresh := "fresh JVM per fork"
 	for _, v := range mi.Variants {
 		if v.Target == "" {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -46,16 +45,6 @@ type Spec struct {
 // Launcher starts targets. The default runs commands; tests use in-process servers.
 type Launcher interface {
 	Launch(ctx context.Context, s Spec) (Target, error)
-}
-
-// FreePort asks the kernel for a free loopback port.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Processes launches targets as OS processes, each under a supervisor

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/env"
+	"github.com/threadlab/threadlab/env/supervise"
 	"github.com/threadlab/threadlab/env/targets"
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/load"
@@ -448,7 +449,7 @@ func actuatorPort(props map[string]string) (int, error) {
 		}
 		return p, nil
 	}
-	p, err := FreePort()
+	p, err := supervise.FreePort("127.0.0.1")
 	if err != nil {
 		return 0, err
 	}

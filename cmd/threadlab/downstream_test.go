@@ -9,29 +9,15 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/threadlab/threadlab/env/supervise"
 )
 
 // downstreamOutput is a writer the test can read while runDownstream, in
 // another goroutine, is still writing to it.
-type downstreamOutput struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (o *downstreamOutput) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.b.Write(p)
-}
-
-func (o *downstreamOutput) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.b.String()
-}
+type downstreamOutput = supervise.Buffer
 
 var downstreamURL = regexp.MustCompile(`http://127\.0\.0\.1:(\d+)`)
 

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/threadlab/threadlab/internal/testenv"
 
 	"github.com/threadlab/threadlab/env/remote/netnstest"
+	"github.com/threadlab/threadlab/env/supervise"
 	"github.com/threadlab/threadlab/env/targets"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
@@ -89,22 +89,7 @@ startup: {timeout: 60s}
 }
 
 // runOutput is a buffer the process writes and the test reads.
-type runOutput struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *runOutput) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *runOutput) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type runOutput = supervise.Buffer
 
 func TestHostsRun(t *testing.T) {
 	if testing.Short() {
@@ -211,15 +196,10 @@ func TestHostsRun(t *testing.T) {
 				cmd.Process.Kill()
 			}
 		}()
-		// Under load: the generators run on the load hosts (or, in a
-		// threadlab without the fleet driver, here, which it says).
-		agents := false
+		// Under load: the generators run on the load hosts (a multi-host
+		// run has no other way to generate its load).
 		deadline := time.Now().Add(3 * time.Minute)
-		for {
-			agents = contains(hs.Procs("load1"), "load --agent")
-			if agents || strings.Contains(out.String(), "without a fleet driver") {
-				break
-			}
+		for !contains(hs.Procs("load1"), "load --agent") {
 			select {
 			case <-exited:
 				t.Fatalf("threadlab ended before the trial:\n%s", out.String())
@@ -242,16 +222,12 @@ func TestHostsRun(t *testing.T) {
 					before = append(before, name+": "+p)
 				}
 			}
-			if !agents || contains(before, "load --agent") || time.Now().After(wait) {
+			if contains(before, "load --agent") || time.Now().After(wait) {
 				break
 			}
 		}
 		t.Logf("processes on the hosts before kill -9:\n%s", strings.Join(before, "\n"))
-		wants := []string{"Srv.java", "downstream --address"}
-		if agents {
-			wants = append(wants, "load --agent")
-		}
-		for _, want := range wants {
+		for _, want := range []string{"Srv.java", "downstream --address", "load --agent"} {
 			if !contains(before, want) {
 				t.Fatalf("%q not running on any host before the kill", want)
 			}

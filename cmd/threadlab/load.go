@@ -163,7 +163,7 @@ func (h *headerFlag) Set(s string) error {
 		return fmt.Errorf("%q has no colon: write it as 'Name: value', e.g. --header 'Accept: application/json'", s)
 	}
 	value = strings.Trim(value, " \t")
-	if err := load.ValidHeader(name, value); err != nil {
+	if err := load.CheckHeader(name, value); err != nil {
 		return err
 	}
 	for k := range h.m {

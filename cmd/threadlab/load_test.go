@@ -22,6 +22,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/threadlab/threadlab/env/supervise"
 	"github.com/threadlab/threadlab/pipeline/fleet"
 	"github.com/threadlab/threadlab/pipeline/load"
 )
@@ -158,7 +159,7 @@ func TestLoadUsageErrors(t *testing.T) {
 		{"header name with a space", []string{"--url", srv.URL, "--users", "1", "--header", "X A: 1"}, "not an HTTP token"},
 		{"header the generator sets", []string{"--url", srv.URL, "--users", "1", "--header", "Host: example.com"}, "set by the generator"},
 		{"same header twice", []string{"--url", srv.URL, "--users", "1", "--header", "X-A: 1", "--header", "x-a: 2"}, "given twice"},
-		{"CR LF in the URL path", []string{"--url", srv.URL + "/a\r\nX-Evil: 1", "--users", "1"}, "control or non-ASCII"},
+		{"CR LF in the URL path", []string{"--url", srv.URL + "/a\r\nX-Evil: 1", "--users", "1"}, "holds control character"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := runLoad(context.Background(), tc.args, &stdout, &stderr)
@@ -339,22 +340,8 @@ func execAgent(t *testing.T, name string) (fleet.Agent, *exec.Cmd, *syncBuffer) 
 	return fleet.Agent{Name: name, Stdin: in, Stdout: out}, cmd, stderr
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer holds an agent's stderr, written by exec while the test reads it.
+type syncBuffer = supervise.Buffer
 
 // exited waits for an agent process to end on its own.
 func exited(t *testing.T, why string, cmd *exec.Cmd, stderr *syncBuffer, within time.Duration) {
@@ -410,8 +397,8 @@ func TestLoadAgentsOneVersusTwo(t *testing.T) {
 		for _, o := range offs {
 			// Same host, same clock: the estimate is within half the
 			// round trip of 0 (plus a little for the read itself).
-			if o.Offset.Abs() > o.RTT/2+time.Millisecond {
-				t.Errorf("%s: agent %s clock offset %v with RTT %v on one host", why, o.Agent, o.Offset, o.RTT)
+			if math.Abs(o.OffsetMs) > o.RTTMs/2+1 {
+				t.Errorf("%s: agent %s clock offset %.3f ms with RTT %.3f ms on one host", why, o.Agent, o.OffsetMs, o.RTTMs)
 			}
 		}
 		for i, p := range procs {

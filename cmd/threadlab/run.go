@@ -12,6 +12,7 @@ import (
 
 	"github.com/threadlab/threadlab/env/hosts"
 	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/internal/yamlpos"
 	"github.com/threadlab/threadlab/pipeline"
 	"golang.org/x/term"
 )
@@ -53,11 +54,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			err = nil
 		}
 		if err != nil {
-			var ps experiments.Problems
-			if errors.As(err, &ps) {
-				return fmt.Errorf("the manifest has %d problem(s):\n%w", len(ps), err)
-			}
-			return err
+			return counted("the manifest", err)
 		}
 		for _, w := range experiments.Lint(m) {
 			fmt.Fprintln(stderr, w)
@@ -93,13 +90,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *hostsFile != "" {
 		inv, err := hosts.Load(*hostsFile)
 		if err != nil {
-			var ps hosts.Problems
-			if errors.As(err, &ps) {
-				return fmt.Errorf("the host inventory has %d problem(s):\n%w", len(ps), err)
-			}
-			return err
+			return counted("the host inventory", err)
 		}
-		opt.Hosts, opt.Drive = inv, fleetDrive
+		opt.Hosts = inv
 		opt.Command += " (on the hosts of " + *hostsFile + ": threadlab run --hosts " + *hostsFile + ")"
 	}
 	if exe, err := os.Executable(); err == nil {
@@ -189,4 +182,15 @@ func reportsBeside(fs *flag.FlagSet, data, reports string) string {
 		return filepath.Join(filepath.Dir(filepath.Clean(data)), "reports")
 	}
 	return reports
+}
+
+// counted heads a loader's Problems (a manifest's, a host inventory's:
+// internal/yamlpos) with how many there are: "the manifest has 3
+// problem(s):", then one per line. Any other error is returned as it is.
+func counted(what string, err error) error {
+	var ps yamlpos.Problems
+	if errors.As(err, &ps) {
+		return fmt.Errorf("%s has %d problem(s):\n%w", what, len(ps), err)
+	}
+	return err
 }

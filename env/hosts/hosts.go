@@ -35,6 +35,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/threadlab/threadlab/env"
+	"github.com/threadlab/threadlab/internal/yamlpos"
 	"gopkg.in/yaml.v3"
 )
 
@@ -90,34 +91,10 @@ func (inv *Inventory) All() []Host {
 }
 
 // Problem is one thing wrong with an inventory, with where and how to fix it.
-type Problem struct {
-	File      string
-	Line, Col int
-	Field     string
-	Msg       string
-}
-
-func (p Problem) String() string {
-	loc := p.File
-	if p.Line > 0 {
-		loc = fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
-	}
-	if p.Field == "" {
-		return loc + ": " + p.Msg
-	}
-	return loc + ": " + p.Field + ": " + p.Msg
-}
+type Problem = yamlpos.Problem
 
 // Problems is every problem of one inventory; it is the error Load returns.
-type Problems []Problem
-
-func (ps Problems) Error() string {
-	lines := make([]string, len(ps))
-	for i, p := range ps {
-		lines[i] = p.String()
-	}
-	return strings.Join(lines, "\n")
-}
+type Problems = yamlpos.Problems
 
 // maxSize bounds an inventory file: it lists a handful of hosts.
 const maxSize = 1 << 20

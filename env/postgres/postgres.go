@@ -268,9 +268,9 @@ func (c *Cluster) start(ctx context.Context) error {
 	}
 	// A free port can be taken between probing and binding; try again then.
 	for attempt := 1; ; attempt++ {
-		port, err := freePort()
+		port, err := supervise.FreePort("127.0.0.1")
 		if err != nil {
-			return err
+			return fmt.Errorf("PostgreSQL: %w", err)
 		}
 		c.Port = port
 		if err := c.configure(); err != nil {
@@ -546,7 +546,7 @@ func (c *Cluster) run(ctx context.Context, server bool, prog string, args ...str
 	if server {
 		spec.Cred = c.cred
 	}
-	var out outBuffer
+	var out supervise.Buffer
 	spec.Stdout = io.MultiWriter(&out, c.log)
 	spec.Stderr = spec.Stdout
 	fmt.Fprintf(c.log, "threadlab: %s\n", strings.Join(argv, " "))
@@ -555,24 +555,6 @@ func (c *Cluster) run(ctx context.Context, server bool, prog string, args ...str
 		err = fmt.Errorf("%s: %w", prog, ctx.Err())
 	}
 	return out.String(), err
-}
-
-// outBuffer collects output written from the supervisor's copy goroutines.
-type outBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *outBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *outBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // postmasterPID reads the running server's pid from postmaster.pid.
@@ -612,16 +594,6 @@ func gone(pid int) bool {
 	}
 	i := bytes.LastIndexByte(b, ')')
 	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
-}
-
-// freePort asks the kernel for a free loopback port.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free loopback port for PostgreSQL: %w", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // tail returns the last n non-empty lines of s, joined with " | ".

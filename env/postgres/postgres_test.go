@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"maps"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/threadlab/threadlab/env/supervise"
 	"github.com/threadlab/threadlab/internal/testenv"
 )
 
@@ -45,22 +45,7 @@ func isolateTemp(t *testing.T) string {
 }
 
 // syncBuffer is a log writer safe for the concurrent Stop test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = supervise.Buffer
 
 // assertGone checks that nothing of the cluster remains: no process with the
 // dir in its command line (what `pgrep -f DIR/` sees) and no dir.

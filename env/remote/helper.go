@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/threadlab/threadlab/env/supervise"
 	"github.com/threadlab/threadlab/env/targets"
 )
 
@@ -54,13 +55,12 @@ func helper(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "usage: threadlab remote-helper freeport ADDRESS")
 			return 2
 		}
-		l, err := net.Listen("tcp", net.JoinHostPort(args[1], "0"))
+		port, err := supervise.FreePort(args[1])
 		if err != nil {
-			fmt.Fprintf(stderr, "listen on %s: %v\n", args[1], err)
+			fmt.Fprintln(stderr, err)
 			return 1
 		}
-		fmt.Fprintln(stdout, l.Addr().(*net.TCPAddr).Port)
-		l.Close()
+		fmt.Fprintln(stdout, port)
 		return 0
 	case "rtt":
 		n := 0

@@ -23,8 +23,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -37,6 +35,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/threadlab/threadlab/env"
+	"github.com/threadlab/threadlab/env/supervise"
 )
 
 // Options configure a Session.
@@ -88,7 +89,7 @@ type Host struct {
 	s        *Session
 	ctl      string
 	master   *exec.Cmd
-	mstderr  *lockedBuffer
+	mstderr  *supervise.Buffer
 	keeper   *exec.Cmd
 	keeperIn io.WriteCloser
 	ready    chan struct{} // closed when connect ended, with connErr
@@ -98,24 +99,6 @@ type Host struct {
 	shipped map[string]string // sha256 -> remote path
 	binary  string            // remote path of threadlab
 	procs   int               // programs started, naming their pid files
-}
-
-// lockedBuffer is a bytes.Buffer safe for a process's writes and our reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // base are the options of every ssh call.
@@ -177,7 +160,7 @@ func (h *Host) connect(ctx context.Context) error {
 	}
 	args := append(s.base(), "-M", "-S", h.ctl, "-o", "ControlPersist=no",
 		"-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", "-N", "--", h.Dest)
-	h.mstderr = &lockedBuffer{}
+	h.mstderr = &supervise.Buffer{}
 	h.master = exec.Command(s.opt.SSH, args...)
 	h.master.Stderr = h.mstderr
 	// Its own process group, so the terminal's Ctrl-C reaches threadlab
@@ -265,7 +248,7 @@ func (h *Host) makeWorkdir(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var stderr lockedBuffer
+	var stderr supervise.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("host %s: %w", h.Name, err)
@@ -345,7 +328,7 @@ func indent(s string) string {
 // content hash, and returns its remote path; a file with the same content
 // is sent once per run. The copy is checked with sha256sum on arrival.
 func (h *Host) Ship(ctx context.Context, local string, mode os.FileMode) (string, error) {
-	sum, err := fileSHA256(local)
+	sum, err := env.FileSHA256(local)
 	if err != nil {
 		return "", err
 	}
@@ -377,19 +360,6 @@ func (h *Host) Ship(ctx context.Context, local string, mode os.FileMode) (string
 	h.shipped[sum] = dst
 	h.mu.Unlock()
 	return dst, nil
-}
-
-func fileSHA256(p string) (string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	hash := sha256.New()
-	if _, err := io.Copy(hash, f); err != nil {
-		return "", fmt.Errorf("hash %s: %w", p, err)
-	}
-	return hex.EncodeToString(hash.Sum(nil)), nil
 }
 
 // SetBinary ships threadlab (built for this host's OS and architecture)
@@ -520,7 +490,7 @@ type Agent struct {
 	Stdin  io.WriteCloser
 	Stdout io.ReadCloser
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *supervise.Buffer
 }
 
 // StartAgent runs argv on the host with its stdin and stdout piped here.
@@ -534,7 +504,7 @@ func (h *Host) StartAgent(argv []string) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Agent{Stdin: in, Stdout: out, cmd: cmd, stderr: &lockedBuffer{}}
+	a := &Agent{Stdin: in, Stdout: out, cmd: cmd, stderr: &supervise.Buffer{}}
 	cmd.Stderr = a.stderr
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {

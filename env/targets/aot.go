@@ -30,7 +30,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -40,6 +39,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/threadlab/threadlab/env"
+	"github.com/threadlab/threadlab/env/supervise"
 )
 
 // AOT is a target's AOT cache and how to start the target with it.
@@ -127,7 +129,7 @@ func PrepareAOT(ctx context.Context, javaHome, name, jar string, jvmOpts []strin
 	if SetsAOT(jvmOpts) {
 		return a, fmt.Errorf("aot cache of %s: the JVM options %q already choose an AOT mode; train without them", name, jvmOpts)
 	}
-	sum, err := fileHash(jar)
+	sum, err := env.FileSHA256(jar)
 	if err != nil {
 		return a, fmt.Errorf("aot cache of %s: %w (build the targets first: threadlab targets)", name, err)
 	}
@@ -281,25 +283,11 @@ func waitReady(ctx context.Context, url string, exited <-chan error) error {
 }
 
 func aotPort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := supervise.FreePort("127.0.0.1")
 	if err != nil {
-		return 0, fmt.Errorf("find a free port for the training run: %w", err)
+		return 0, fmt.Errorf("the training run: %w", err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func fileHash(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return p, nil
 }
 
 func tailFile(path string, n int) string {

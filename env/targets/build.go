@@ -1,7 +1,6 @@
 package targets
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -105,7 +103,7 @@ func BuildBoot(ctx context.Context, root, version string, log io.Writer) (map[st
 	}
 	argv = append(argv, "clean", "package")
 	mvnLine := strings.Join(argv[1:], " ")
-	var out lockedBuffer
+	var out supervise.Buffer
 	w := io.MultiWriter(&out, log)
 	fmt.Fprintf(log, "building targets on Spring Boot %s in %s with %s (JAVA_HOME=%s)\n", b.Version, dir, mvn, javaHome)
 	start := time.Now()
@@ -255,24 +253,6 @@ func lockBuild(ctx context.Context, root string) (*os.File, error) {
 func lockPath(root string) string {
 	sum := sha256.Sum256([]byte(root))
 	return filepath.Join(os.TempDir(), "threadlab-build-"+hex.EncodeToString(sum[:6])+".lock")
-}
-
-// lockedBuffer collects Maven's output from the supervisor's copy goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // tail returns the last n lines of s.

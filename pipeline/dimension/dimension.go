@@ -5,11 +5,14 @@
 // of a repetition at each level, then pick the repetition counts that reach
 // the wanted precision in the least time.
 //
-// Data flow: a pilot's values per fork (steady iterations only; see
-// pipeline/steady) -> Estimate (variance components) -> Choose, with the
-// measured cost of a fork and of an iteration and a Target (CI half-width
-// relative to the median) -> Plan (forks x iterations, predicted half-width
-// and wall time). The package takes and returns plain values.
+// Data flow: ReadPilot reads a pilot's run directory through
+// pipeline/record (run.json, trials.csv, warmup.csv) into its values per
+// fork (steady iterations only; see pipeline/steady) and the measured cost
+// of a fork and of an iteration -> Estimate (variance components) ->
+// Choose, with a Target (CI half-width relative to the median) -> Plan
+// (forks x iterations, predicted half-width and wall time); Pilot.Write
+// prints it for `threadlab dimension`, which only parses flags and runs the
+// pilot. Estimate and Choose take and return plain values.
 //
 // The model is the two-level random-effects model of Kalibera & Jones:
 // Y_jk = μ + b_j + e_jk, fork effect b_j with variance σ²_b ("between

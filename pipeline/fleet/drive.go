@@ -10,26 +10,42 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/pipeline/record"
 )
 
 // Agent is one generator process speaking the agent protocol on its stdin
 // and stdout: `ssh host threadlab load --agent`, or a local exec of the same
-// binary. Name identifies it in errors, in Offset and in merged self-check
-// reasons (a host name, say).
+// binary. Name identifies it in errors, in its clock offset and in merged
+// self-check reasons (a host name, say).
 type Agent struct {
 	Name   string
 	Stdin  io.WriteCloser
 	Stdout io.ReadCloser
 }
 
-// Offset is an agent's clock minus the controller's (positive: the agent's
-// clock is ahead), estimated NTP-style from the ping/pong round trip with the
-// smallest RTT; the true offset lies within ±RTT/2 of it. RTT 0 means no
-// round trip completed (the agent failed before answering a ping).
-type Offset struct {
+// measured is an agent's clock minus the controller's (positive: the
+// agent's clock is ahead), estimated NTP-style from the ping/pong round trip
+// with the smallest RTT; the true offset lies within ±RTT/2 of it. RTT 0
+// means no round trip completed (the agent failed before answering a ping).
+// Drive hands it on as the run record's record.ClockOffset.
+type measured struct {
 	Agent       string
 	Offset, RTT time.Duration
 }
+
+// clockOffsets turns the measured offsets into the run record's form.
+func clockOffsets(offs []measured) []record.ClockOffset {
+	if offs == nil {
+		return nil
+	}
+	out := make([]record.ClockOffset, len(offs))
+	for i, m := range offs {
+		out[i] = record.ClockOffset{Agent: m.Agent, OffsetMs: millis(m.Offset), RTTMs: millis(m.RTT)}
+	}
+	return out
+}
+
+func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // Pings per agent: the fastest of these round trips gives the offset. The
 // first ones also absorb a slow start (ssh connecting, the binary loading).
@@ -56,15 +72,16 @@ var handshakeTimeout = 60 * time.Second
 // the outcome: the agents then exit, so start new ones for the next run.
 // When ctx ends, or any agent fails, the others are stopped the same way at
 // once and Drive returns the error; the offsets measured so far are
-// returned in every case, for the run record.
-func Drive(ctx context.Context, agents []Agent, plan load.Plan) (*load.Result, []Offset, error) {
+// returned in every case, for the run record (an RTT of 0 marks an agent
+// that answered no ping).
+func Drive(ctx context.Context, agents []Agent, plan load.Plan) (*load.Result, []record.ClockOffset, error) {
 	res, _, offs, err := drive(ctx, agents, plan)
-	return res, offs, err
+	return res, clockOffsets(offs), err
 }
 
 // drive is Drive that also returns each agent's own result (in the
 // controller's clock), for tests.
-func drive(ctx context.Context, agents []Agent, plan load.Plan) (*load.Result, []*load.Result, []Offset, error) {
+func drive(ctx context.Context, agents []Agent, plan load.Plan) (*load.Result, []*load.Result, []measured, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	// One closer for every way out: on return, on ctx's end and on the
 	// first failure (which cancels), every agent loses its stdin, stops its
@@ -111,7 +128,7 @@ func drive(ctx context.Context, agents []Agent, plan load.Plan) (*load.Result, [
 	}
 
 	// Clock offsets, all agents at once.
-	offs := make([]Offset, len(agents))
+	offs := make([]measured, len(agents))
 	hctx, hcancel := context.WithTimeoutCause(ctx, handshakeTimeout, fmt.Errorf("no answer within %v", handshakeTimeout))
 	err = each(hctx, cancel, conns, func(i int, c *conn) error {
 		o, err := c.offset()
@@ -237,8 +254,8 @@ func (c *conn) recv() (message, error) {
 
 // offset measures the agent's clock offset: of pings round trips, the
 // fastest bounds the offset most tightly.
-func (c *conn) offset() (o Offset, err error) {
-	best := Offset{Agent: c.name, RTT: -1}
+func (c *conn) offset() (o measured, err error) {
+	best := measured{Agent: c.name, RTT: -1}
 	defer func() {
 		if best.RTT < 0 { // not one round trip: nothing measured
 			o.RTT = 0

@@ -276,7 +276,7 @@ func TestDriveCancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Drive cancelled: error %v, want context.Canceled", err)
 	}
-	if len(offs) != 2 || offs[0].Agent != "a" || offs[1].RTT <= 0 {
+	if len(offs) != 2 || offs[0].Agent != "a" || offs[1].RTTMs <= 0 {
 		t.Errorf("offsets %+v: want both agents' measured before the cancel", offs)
 	}
 	if took := time.Since(t0); took > 10*time.Second {

@@ -8,14 +8,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Exported checks for callers that validate a plan's parts before a run
-// (the manifest loader reports each with its file, line and field). They
-// are the generator's own rules, so a manifest that passes them is one the
-// generator accepts.
+// The request checks below are the generator's own: building a request
+// (buildWire) applies exactly CheckMethod, CheckPath and CheckHeader, so a
+// manifest or a command line that passes them is one the generator accepts,
+// field by field. Callers that validate a plan's parts before a run use
+// them to name the field (the manifest loader reports each with its file,
+// line and field), then CheckGroup for the rest.
 
 // FDReserve is the number of descriptors the generator keeps for
 // everything but connections.
-const FDReserve = fdReserve
+const FDReserve = 64
 
 // CheckGroup runs the generator's validation of one group, requests
 // included; the error says how to fix the first problem.
@@ -36,40 +38,73 @@ func FileLimit() uint64 {
 	return rl.Max
 }
 
-// CheckMethod reports whether m is an HTTP method token (RFC 9110 5.6.2).
+// CheckMethod reports whether m is an HTTP method: an RFC 9110 token
+// (5.6.2), so it cannot smuggle a space or a line break into the request
+// line.
 func CheckMethod(m string) error {
 	if !validToken(m) {
-		return fmt.Errorf("method %q is not an HTTP token (use GET, POST, PUT, ...: letters only, no spaces)", m)
+		return fmt.Errorf("method %q is not an HTTP token (RFC 9110 5.6.2): use GET, POST, PUT, ...: letters only, no spaces", m)
 	}
 	return nil
 }
 
-// CheckHeader reports whether name is a header field name token and value
-// a field value without line breaks or other control characters, so that
-// no header can smuggle another onto the wire.
+// CheckHeader reports whether name is a header field name token, value a
+// field value without CR, LF, NUL or other control characters but tab (RFC
+// 9110 5.5), so that no header can smuggle another onto the wire, and the
+// header not one the generator sets itself (Host, Content-Length,
+// Transfer-Encoding).
 func CheckHeader(name, value string) error {
-	if !validToken(name) {
-		return fmt.Errorf("header name %q is not an HTTP token (letters, digits and -, like X-Request-Id)", name)
+	if err := CheckHeaderName(name); err != nil {
+		return err
 	}
-	if i := strings.IndexFunc(value, func(r rune) bool { return (r < ' ' && r != '\t') || r == 0x7f }); i >= 0 {
-		return fmt.Errorf("header %s: value holds control character %q at byte %d (a line break would start a new header; remove it)", name, value[i], i)
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return fmt.Errorf("header %s: value holds control character %q at byte %d (a line break would start a new header; remove it)", name, c, i)
+		}
+	}
+	for _, own := range generatorHeaders {
+		if strings.EqualFold(name, own) {
+			return fmt.Errorf("header %s is set by the generator from the target and the body; remove it from the request", name)
+		}
 	}
 	return nil
 }
+
+// CheckHeaderName reports whether name is a header field name: an RFC
+// 9110 token. A request header must pass CheckHeader too; a response
+// header's name (Group.CountHeader) only this.
+func CheckHeaderName(name string) error {
+	if !validToken(name) {
+		return fmt.Errorf("header name %q is not an HTTP token (RFC 9110 5.6.2): use letters, digits and -, like X-Request-Id", name)
+	}
+	return nil
+}
+
+// generatorHeaders are the headers every request gets from the generator:
+// a second copy would make the request ambiguous (request smuggling).
+var generatorHeaders = []string{"Host", "Content-Length", "Transfer-Encoding"}
 
 // CheckPath reports whether path is a request target the generator can
 // put on the wire: it starts with '/', every {...} is a well-formed
-// {random A..B}, and no character anywhere (before, between or after
-// templates) is a space or control character. With the templates replaced
-// by a number, it must parse as a URL path with a query.
+// {random A..B}, no character anywhere (before, between or after
+// templates) is a space or a control character, and anything not
+// printable ASCII is percent-encoded. With the templates replaced by a
+// number, it must parse as a URL path with a query.
 func CheckPath(path string) error {
+	_, err := checkPath(path)
+	return err
+}
+
+// checkPath is CheckPath that also returns the path's segments, for
+// buildWire.
+func checkPath(path string) ([]segment, error) {
 	if !strings.HasPrefix(path, "/") {
-		return fmt.Errorf("path %q must start with / (the target's base URL is put in front of it)", path)
+		return nil, fmt.Errorf("path %q must start with / (the target's base URL is put in front of it)", path)
 	}
-	// Control characters are checked first and everywhere: the template
-	// parser only looks at the text after the last template.
+	// Control characters are named first, wherever they stand: a line
+	// break is the one that would put extra headers on the wire.
 	if i := strings.IndexFunc(path, func(r rune) bool { return r < ' ' || r == 0x7f }); i >= 0 {
-		return fmt.Errorf("path %q holds control character %q at byte %d (a line break would put extra headers on the wire; remove it)", path, path[i], i)
+		return nil, fmt.Errorf("path %q holds control character %q at byte %d (a line break would put extra headers on the wire; remove it)", path, path[i], i)
 	}
 	depth := 0
 	for i, c := range path {
@@ -79,29 +114,28 @@ func CheckPath(path string) error {
 		case c == '}':
 			depth--
 		case c == ' ' && depth == 0:
-			return fmt.Errorf("path %q holds a space at byte %d (percent-encode it as %%20)", path, i)
+			return nil, fmt.Errorf("path %q holds a space at byte %d (percent-encode it as %%20)", path, i)
 		}
 	}
 	segs, err := parseTemplate(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var plain strings.Builder
 	for _, s := range segs {
 		if s.lit == nil {
-			// lo+rand(hi-lo+1) must not overflow an int64.
-			if s.hi-s.lo >= 1<<62 {
-				return fmt.Errorf("path %q: {random %d..%d} spans more than 2^62 values (narrow the range)", path, s.lo, s.hi)
-			}
-			plain.WriteString("0")
+			plain.WriteString("0") // parseRandom keeps B-A+1 inside int64
 			continue
 		}
 		if i := strings.IndexAny(string(s.lit), " {}"); i >= 0 {
-			return fmt.Errorf("path %q holds %q outside a {random A..B} template (percent-encode a space as %%20; the only template is {random A..B})", path, s.lit[i])
+			return nil, fmt.Errorf("path %q holds %q outside a {random A..B} template (percent-encode a space as %%20; the only template is {random A..B})", path, s.lit[i])
 		}
 		plain.Write(s.lit)
 	}
-	return CheckURLPath(plain.String())
+	if err := CheckURLPath(plain.String()); err != nil {
+		return nil, err
+	}
+	return segs, nil
 }
 
 // CheckURLPath reports whether p is an absolute URL path (with an optional

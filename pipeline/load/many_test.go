@@ -89,8 +89,8 @@ func TestManyConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 20000
-	if uint64(n+fdReserve) > limit {
-		n = int(limit) - fdReserve
+	if uint64(n+FDReserve) > limit {
+		n = int(limit) - FDReserve
 		t.Logf("RLIMIT_NOFILE hard limit is %d: running %d connections, not 20,000", limit, n)
 	}
 	addr := startServer(t, "127.0.0.1:0")

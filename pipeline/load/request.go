@@ -133,52 +133,15 @@ func checkWeights(reqs []Request) error {
 	return nil
 }
 
-// ValidMethod checks an HTTP method: an RFC 9110 token, so it cannot
-// smuggle a space or a line break into the request line.
-func ValidMethod(method string) error {
-	if !validToken(method) {
-		return fmt.Errorf("method %q is not an HTTP token (RFC 9110 5.6.2): use GET, POST, PUT, ...", method)
-	}
-	return nil
-}
-
-// ValidPath checks a request path as written in a manifest or on the
-// command line: it starts with /, holds only printable ASCII (percent-encode
-// anything else), no space outside a {random A..B} template, and every
-// template is well formed. A control character anywhere, CR and LF above
-// all, would let the path write extra header lines onto the wire.
-func ValidPath(path string) error {
-	_, err := parseTemplate(path)
-	return err
-}
-
-// ValidHeader checks a request header: the name an RFC 9110 token, the
-// value free of CR, LF, NUL and other control characters except tab
-// (RFC 9110 5.5), and neither a header the generator sets itself.
-func ValidHeader(name, value string) error {
-	if !validToken(name) {
-		return fmt.Errorf("header name %q is not an HTTP token (RFC 9110 5.6.2): use letters, digits and -", name)
-	}
-	for i := 0; i < len(value); i++ {
-		if c := value[i]; (c < ' ' && c != '\t') || c == 0x7f {
-			return fmt.Errorf("header %s: value holds control character %q at byte %d; remove it (a line break would inject headers)", name, c, i)
-		}
-	}
-	if strings.EqualFold(name, "content-length") || strings.EqualFold(name, "host") || strings.EqualFold(name, "transfer-encoding") {
-		return fmt.Errorf("header %s is set by the generator; remove it from the request", name)
-	}
-	return nil
-}
-
 func buildWire(t target, r Request, closeConn bool) (wire, error) {
 	method := r.Method
 	if method == "" {
 		method = "GET"
 	}
-	if err := ValidMethod(method); err != nil {
+	if err := CheckMethod(method); err != nil {
 		return wire{}, err
 	}
-	segs, err := parseTemplate(r.Path)
+	segs, err := checkPath(r.Path)
 	if err != nil {
 		return wire{}, err
 	}
@@ -197,7 +160,7 @@ func buildWire(t target, r Request, closeConn bool) (wire, error) {
 	sort.Strings(names) // stable bytes on the wire: runs are reproducible
 	for _, k := range names {
 		v := r.Headers[k]
-		if err := ValidHeader(k, v); err != nil {
+		if err := CheckHeader(k, v); err != nil {
 			return wire{}, err
 		}
 		if closeConn && strings.EqualFold(k, "connection") {

@@ -36,7 +36,7 @@ func FuzzRequest(f *testing.F) {
 			r.Headers = map[string]string{name: value}
 		}
 		w, err := buildWire(target{hostHdr: "127.0.0.1:8080"}, r, closeConn)
-		valid := ValidMethod(orGET(method)) == nil && ValidPath(path) == nil && (name == "" || ValidHeader(name, value) == nil)
+		valid := CheckMethod(orGET(method)) == nil && CheckPath(path) == nil && (name == "" || CheckHeader(name, value) == nil)
 		if err != nil {
 			if valid {
 				t.Fatalf("buildWire refused what the validators accept: %v", err)

@@ -16,7 +16,6 @@ const (
 	defaultTimeout        = 60 * time.Second
 	lateNs                = int64(time.Millisecond) // open model: a send this late counts in LatePct
 	defaultMaxDials       = 256                     // concurrent dials of a keep-alive group: stay under the listen backlog
-	fdReserve             = 64                      // descriptors kept for everything but connections
 )
 
 // groupRun is one group while it runs.
@@ -88,7 +87,7 @@ func Run(ctx context.Context, p Plan) (*Result, error) {
 			open++
 		}
 	}
-	if uint64(need+fdReserve) > limit {
+	if uint64(need+FDReserve) > limit {
 		return nil, fmt.Errorf("plan holds %d connections at once but RLIMIT_NOFILE is %d: raise the hard limit (ulimit -Hn) or lower users/burst", need, limit)
 	}
 	// Open groups dial on demand up to MaxInFlight; what the descriptor
@@ -96,7 +95,7 @@ func Run(ctx context.Context, p Plan) (*Result, error) {
 	// which cap was in force.
 	openBudget := 0
 	if open > 0 {
-		openBudget = (int(limit) - fdReserve - need) / open
+		openBudget = (int(limit) - FDReserve - need) / open
 	}
 
 	groups := make([]*groupRun, len(p.Groups))

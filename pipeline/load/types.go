@@ -32,6 +32,9 @@ const (
 	Ramp   = "ramp"   // Stages of users (closed) or rate (open)
 )
 
+// Models lists the models a Group may use, in the order messages name them.
+func Models() []string { return []string{Closed, Open, Burst, Ramp} }
+
 // Request is one entry of a weighted request mix.
 type Request struct {
 	Method  string            // "" means GET

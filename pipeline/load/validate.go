@@ -9,8 +9,6 @@ import (
 // the send interval at a microsecond or more.
 const MaxRate = 1e6
 
-const maxRate = MaxRate
-
 // Limits a plan must keep, the same as a manifest's (experiments/limits.go):
 // `threadlab load` and a load agent take plans from flags and from the
 // controller, not only from a validated manifest. A group's per-second
@@ -61,8 +59,8 @@ func (g Group) validate() error {
 			return fmt.Errorf("think time range [%v, %v] is empty: need 0 <= think_min <= think_max", g.ThinkMin, g.ThinkMax)
 		}
 	case Open:
-		if !(g.Rate > 0 && g.Rate <= maxRate) { // written so that NaN fails too
-			return fmt.Errorf("open model needs a rate in (0, %g] requests per second, got %g", float64(maxRate), g.Rate)
+		if !(g.Rate > 0 && g.Rate <= MaxRate) { // written so that NaN fails too
+			return fmt.Errorf("open model needs a rate in (0, %g] requests per second, got %g", float64(MaxRate), g.Rate)
 		}
 		if g.Duration <= 0 {
 			return fmt.Errorf("open model needs a duration > 0")
@@ -80,8 +78,8 @@ func (g Group) validate() error {
 			if s.Duration <= 0 {
 				return fmt.Errorf("stage %d: duration must be > 0", j+1)
 			}
-			if s.Users < 0 || !(s.Rate >= 0 && s.Rate <= maxRate) { // NaN fails too
-				return fmt.Errorf("stage %d: users and rate must be >= 0 (rate <= %g)", j+1, float64(maxRate))
+			if s.Users < 0 || !(s.Rate >= 0 && s.Rate <= MaxRate) { // NaN fails too
+				return fmt.Errorf("stage %d: users and rate must be >= 0 (rate <= %g)", j+1, float64(MaxRate))
 			}
 			users = users || s.Users > 0
 			rate = rate || s.Rate > 0

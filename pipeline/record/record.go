@@ -384,12 +384,8 @@ func WriteCSV[T any](dir, name string, rows []T) error {
 // line (a crash mid-append) is dropped. The file must be a regular file,
 // not a link (OpenRegular).
 func ReadCSV[T any](dir, name string) ([]T, error) {
-	path := filepath.Join(dir, name)
-	f, err := OpenRegular(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	f, path, err := openCSV(dir, name)
+	if f == nil {
 		return nil, err
 	}
 	defer f.Close()
@@ -409,6 +405,20 @@ func ReadCSV[T any](dir, name string) ([]T, error) {
 	}
 	missingGauges(lr.header, rows)
 	return rows, nil
+}
+
+// openCSV opens dir/name, a regular file (OpenRegular), and returns its
+// path for messages; a missing file is a nil file and no error.
+func openCSV(dir, name string) (*os.File, string, error) {
+	path := filepath.Join(dir, name)
+	f, err := OpenRegular(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, path, nil
+	}
+	if err != nil {
+		return nil, path, err
+	}
+	return f, path, nil
 }
 
 // maxCSVLine bounds one line of a CSV file of a run: ours are under a few

@@ -22,33 +22,33 @@ const MinEffect = 0.01
 // ("new"). Ratio and Delta are B relative to A, as in a diff table.
 type Comparison struct {
 	// A and B label the two sides; Compare leaves them empty for the caller.
-	A string `json:"a,omitempty"`
-	B string `json:"b,omitempty"`
+	A string
+	B string
 
-	MedianA float64 `json:"median_a"`
-	MedianB float64 `json:"median_b"`
-	NA      int     `json:"n_a"`
-	NB      int     `json:"n_b"`
-	Ratio   float64 `json:"ratio"` // MedianB / MedianA
-	Delta   float64 `json:"delta"` // (MedianB - MedianA) / MedianA = Ratio - 1
+	MedianA float64
+	MedianB float64
+	NA      int
+	NB      int
+	Ratio   float64 // MedianB / MedianA
+	Delta   float64 // (MedianB - MedianA) / MedianA = Ratio - 1
 
 	// P is the two-sided Mann-Whitney U p-value; PAdj the same after a
 	// multiple-comparison correction (equal to P until AdjustHolm runs).
-	P     float64 `json:"p"`
-	PAdj  float64 `json:"p_adj"`
-	Alpha float64 `json:"alpha"`
+	P     float64
+	PAdj  float64
+	Alpha float64
 	// Band is the noise band: max(MinEffect, CV of A, CV of B). A difference
 	// smaller than the trials' own spread is not reported as a winner even
 	// when the test rejects, because the spread is what seed 000 saw swing.
-	Band float64 `json:"band"`
+	Band float64
 
 	// Significant is true when PAdj < Alpha and |Delta| >= Band.
-	Significant bool `json:"significant"`
+	Significant bool
 	// Verdict is "~" (no difference worth reporting) or the signed change,
 	// e.g. "+12.3%"; "?" when MedianA is 0 and a percentage is undefined.
-	Verdict string `json:"verdict"`
+	Verdict string
 	// Note says in words why the verdict is "~", or what weakens it.
-	Note string `json:"note,omitempty"`
+	Note string
 
 	cvA, cvB float64
 	warnings []string
@@ -147,29 +147,6 @@ func (c *Comparison) bandSource() string {
 		return "CV of " + orDefault(c.B, "B")
 	}
 	return "minimum effect"
-}
-
-// MarshalJSON writes NaN fields (a missing median, an undefined ratio) as
-// null, since encoding/json rejects NaN.
-func (c Comparison) MarshalJSON() ([]byte, error) {
-	return marshal(struct {
-		A           string   `json:"a,omitempty"`
-		B           string   `json:"b,omitempty"`
-		MedianA     *float64 `json:"median_a"`
-		MedianB     *float64 `json:"median_b"`
-		NA          int      `json:"n_a"`
-		NB          int      `json:"n_b"`
-		Ratio       *float64 `json:"ratio"`
-		Delta       *float64 `json:"delta"`
-		P           float64  `json:"p"`
-		PAdj        float64  `json:"p_adj"`
-		Alpha       float64  `json:"alpha"`
-		Band        float64  `json:"band"`
-		Significant bool     `json:"significant"`
-		Verdict     string   `json:"verdict"`
-		Note        string   `json:"note,omitempty"`
-	}{c.A, c.B, num(c.MedianA), num(c.MedianB), c.NA, c.NB, num(c.Ratio), num(c.Delta),
-		c.P, c.PAdj, c.Alpha, c.Band, c.Significant, c.Verdict, c.Note})
 }
 
 // Holm returns Holm-Bonferroni adjusted p-values, in the order of ps: sort

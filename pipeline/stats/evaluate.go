@@ -90,21 +90,21 @@ func (o Options) level() float64 { return o.Sequential.Level(o.alpha()) }
 type Estimate struct {
 	// Point names the unit ("pool=400", "pool=20 vs pool=40", "users=2000");
 	// "" when there is nothing to name (a run without a sweep).
-	Point string `json:"point"`
+	Point string
 	// Ratio is the unit's estimate: A/B of the medians (compare), the
 	// ratio of two levels' medians (flat_over), the median itself
 	// (absolute), the last level's median over the first's (trend). Low
 	// and High bound its bootstrap interval at the level of the test (NaN
 	// for a trend, which is decided by its test alone).
-	Ratio float64 `json:"ratio"`
-	Low   float64 `json:"low"`
-	High  float64 `json:"high"`
+	Ratio float64
+	Low   float64
+	High  float64
 	// P is the one-sided p-value that decided the unit, PAdj the same
 	// after Holm's correction across the claim's units.
-	P      float64 `json:"p"`
-	PAdj   float64 `json:"p_adj"`
-	Status string  `json:"status"`
-	Reason string  `json:"reason,omitempty"`
+	P      float64
+	PAdj   float64
+	Status string
+	Reason string
 	leans  string
 	margin float64 // how far the interval clears the bound (relative); picks the weakest point
 }
@@ -112,50 +112,50 @@ type Estimate struct {
 // Verdict is a claim's outcome with its evidence. pipeline/record holds its
 // on-disk shape.
 type Verdict struct {
-	ID     string `json:"id"`
-	Says   string `json:"says"`
-	Status string `json:"status"` // Supported, Contradicted, Inconclusive or NotApplicable
+	ID     string
+	Says   string
+	Status string // Supported, Contradicted, Inconclusive or NotApplicable
 	// Reason says in one sentence why the status is what it is; for
 	// Inconclusive it names what to change (more trials, an absolute check).
-	Reason string `json:"reason"`
+	Reason string
 	// Leans is, for an Inconclusive verdict, what the estimates alone say
 	// (Supported or Contradicted), "" when they point both ways or there is
 	// no data. The decision framework marks such rows "directional".
-	Leans    string   `json:"leans,omitempty"`
-	Evidence []string `json:"evidence"`
+	Leans    string
+	Evidence []string
 	// Point, Ratio, Low, High and P (Holm-adjusted) are the numbers of the
 	// unit that decided the verdict: the contradicting one, the weakest
 	// supporting one, or the first inconclusive one. NaN when nothing could
 	// be computed.
-	Point  string     `json:"point,omitempty"`
-	Ratio  float64    `json:"ratio"`
-	Low    float64    `json:"low"`
-	High   float64    `json:"high"`
-	P      float64    `json:"p"`
-	Method string     `json:"method"`
-	Flags  []string   `json:"flags,omitempty"` // "noisy-cv (webflux, pool=400)": evidence, never a gate
-	Points []Estimate `json:"points,omitempty"`
+	Point  string
+	Ratio  float64
+	Low    float64
+	High   float64
+	P      float64
+	Method string
+	Flags  []string // "noisy-cv (webflux, pool=400)": evidence, never a gate
+	Points []Estimate
 	// Open is true when the verdict is inconclusive for want of data that
 	// more trials could bring (too few replicates, a test not yet
 	// significant); false when it is decided or more trials cannot help
 	// (a zero denominator, a missing variant).
-	Open bool `json:"open,omitempty"`
+	Open bool
 	// Look and MaxLooks place a group-sequential evaluation (0 for a fixed
 	// design); Level is the nominal one-sided level the tests ran at.
-	Look     int     `json:"look,omitempty"`
-	MaxLooks int     `json:"max_looks,omitempty"`
-	Level    float64 `json:"level"`
-	Version  string  `json:"version,omitempty"`
+	Look     int
+	MaxLooks int
+	Level    float64
+	Version  string
 	// Direction is, for a compare check, where A/B lies against 1 by the
 	// verdict's own test and level (direction.go): +1 above, -1 below, 0
 	// not significant; DirectionP the p-value that decided it and
 	// DirectionText the sentence. Outcome is what the reader is told
 	// (OutcomeSupported ... OutcomeNotApplicable), from the status and
 	// the direction: the status stays the threshold verdict.
-	Direction     int     `json:"direction,omitempty"`
-	DirectionP    float64 `json:"direction_p"`
-	DirectionText string  `json:"direction_text,omitempty"`
-	Outcome       string  `json:"outcome"`
+	Direction     int
+	DirectionP    float64
+	DirectionText string
+	Outcome       string
 }
 
 // Decided reports whether a sequential run can stop adding trials for this
@@ -400,30 +400,4 @@ func (e evaluation) at(label string) string {
 		return e.whole
 	}
 	return "at the only point"
-}
-
-// MarshalJSON writes NaN fields as null (encoding/json rejects NaN).
-func (v Verdict) MarshalJSON() ([]byte, error) {
-	type plain Verdict // no methods: avoids recursion
-	return marshal(struct {
-		plain
-		Ratio *float64 `json:"ratio"`
-		Low   *float64 `json:"low"`
-		High  *float64 `json:"high"`
-		P     *float64 `json:"p"`
-		DirP  *float64 `json:"direction_p"`
-	}{plain(v), num(v.Ratio), num(v.Low), num(v.High), num(v.P), num(v.DirectionP)})
-}
-
-// MarshalJSON writes NaN fields as null (encoding/json rejects NaN).
-func (e Estimate) MarshalJSON() ([]byte, error) {
-	type plain Estimate
-	return marshal(struct {
-		plain
-		Ratio *float64 `json:"ratio"`
-		Low   *float64 `json:"low"`
-		High  *float64 `json:"high"`
-		P     *float64 `json:"p"`
-		PAdj  *float64 `json:"p_adj"`
-	}{plain(e), num(e.Ratio), num(e.Low), num(e.High), num(e.P), num(e.PAdj)})
 }

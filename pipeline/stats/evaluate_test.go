@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -267,9 +266,6 @@ func TestEvaluateInconclusiveReasons(t *testing.T) {
 			if len(v.Evidence) == 0 {
 				t.Errorf("no evidence (%s)", tt.why)
 			}
-			if _, err := json.Marshal(v); err != nil {
-				t.Errorf("marshal: %v (%s)", err, tt.why)
-			}
 		})
 	}
 }
@@ -407,22 +403,5 @@ func TestEvaluateDeterministic(t *testing.T) {
 	// the interval must contain the point estimate for a sample this size
 	if !(v1.Low <= v1.Ratio && v1.Ratio <= v1.High) {
 		t.Errorf("interval [%v, %v] misses the ratio %v", v1.Low, v1.High, v1.Ratio)
-	}
-}
-
-func TestVerdictJSON(t *testing.T) {
-	v := Evaluate("x", "s", compareCheck("rps", 1.5, 0), nil, 1) // no data: every number NaN
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatalf("marshal: %v", err)
-	}
-	for _, want := range []string{`"ratio":null`, `"status":"inconclusive"`, `"reason":"no data for metric \"rps\" in this run"`} {
-		if !strings.Contains(string(b), want) {
-			t.Errorf("JSON %s lacks %s", b, want)
-		}
-	}
-	var back map[string]any
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Errorf("JSON does not read back: %v", err)
 	}
 }

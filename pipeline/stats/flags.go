@@ -47,8 +47,8 @@ const MinTrialsTest = 4
 
 // Flag is one noise or validity warning about a cell.
 type Flag struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Code    string
+	Message string
 }
 
 func (f Flag) String() string { return f.Code + ": " + f.Message }

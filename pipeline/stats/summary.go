@@ -1,8 +1,6 @@
 package stats
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
 	"slices"
 
@@ -27,28 +25,28 @@ const CIOrderStatistic = "order-statistic"
 // computed are NaN (and null in JSON): Stddev and CV need 2 trials, Low and
 // High need MinTrialsCI trials.
 type Summary struct {
-	N      int     `json:"n"`
-	Median float64 `json:"median"`
-	Mean   float64 `json:"mean"`
-	Min    float64 `json:"min"`
-	Max    float64 `json:"max"`
-	Q1     float64 `json:"q1"` // median of the lower half (Tukey's hinge; the middle value excluded when N is odd)
-	Q3     float64 `json:"q3"` // median of the upper half
-	IQR    float64 `json:"iqr"`
-	Stddev float64 `json:"stddev"` // sample standard deviation (N-1)
-	CV     float64 `json:"cv"`     // Stddev / Mean as a fraction (0.1 = 10%)
+	N      int
+	Median float64
+	Mean   float64
+	Min    float64
+	Max    float64
+	Q1     float64 // median of the lower half (Tukey's hinge; the middle value excluded when N is odd)
+	Q3     float64 // median of the upper half
+	IQR    float64
+	Stddev float64 // sample standard deviation (N-1)
+	CV     float64 // Stddev / Mean as a fraction (0.1 = 10%)
 
 	// Low and High bound the 95% confidence interval of the median: two order
 	// statistics of the sorted trials, chosen from the Binomial(N, 1/2)
 	// distribution so that no assumption about the shape of the data is
 	// needed. NaN when N < MinTrialsCI.
-	Low  float64 `json:"low"`
-	High float64 `json:"high"`
+	Low  float64
+	High float64
 	// Confidence is the coverage the chosen order statistics actually give
 	// (at least 0.95; 0.969 for N = 6), 0 without an interval.
-	Confidence float64 `json:"confidence"`
+	Confidence float64
 	// CIMethod is CIOrderStatistic, or "" without an interval.
-	CIMethod string `json:"ci_method,omitempty"`
+	CIMethod string
 }
 
 // HasCI reports whether s carries a confidence interval of the median.
@@ -91,49 +89,6 @@ func Summarize(xs []float64) Summary {
 		}
 	}
 	return s
-}
-
-// MarshalJSON writes NaN fields as null: encoding/json rejects NaN, and a
-// missing interval must not turn into a plausible-looking 0.
-func (s Summary) MarshalJSON() ([]byte, error) {
-	return marshal(struct {
-		N          int      `json:"n"`
-		Median     *float64 `json:"median"`
-		Mean       *float64 `json:"mean"`
-		Min        *float64 `json:"min"`
-		Max        *float64 `json:"max"`
-		Q1         *float64 `json:"q1"`
-		Q3         *float64 `json:"q3"`
-		IQR        *float64 `json:"iqr"`
-		Stddev     *float64 `json:"stddev"`
-		CV         *float64 `json:"cv"`
-		Low        *float64 `json:"low"`
-		High       *float64 `json:"high"`
-		Confidence float64  `json:"confidence"`
-		CIMethod   string   `json:"ci_method,omitempty"`
-	}{s.N, num(s.Median), num(s.Mean), num(s.Min), num(s.Max), num(s.Q1), num(s.Q3), num(s.IQR),
-		num(s.Stddev), num(s.CV), num(s.Low), num(s.High), s.Confidence, s.CIMethod})
-}
-
-// marshal encodes v without escaping <, > and &: evidence says "p < 0.05"
-// and is read in files and terminals, not embedded in HTML by this package
-// (an outer encoder that escapes HTML still escapes these bytes).
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// num maps a non-finite value to nil so that it encodes as JSON null.
-func num(x float64) *float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil
-	}
-	return &x
 }
 
 // median is the plain sample median of xs (NaN when empty); it sorts a copy.
