@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/env"
+	"github.com/threadlab/threadlab/pipeline/metric"
 )
 
 func TestPgrpOf(t *testing.T) {
@@ -55,6 +56,33 @@ func TestAffects(t *testing.T) {
 	}
 	if !slices.Contains(Affects(FlagCounterReset), "gc_count") || Affects("unknown") != nil {
 		t.Errorf("counter reset must spoil the GC columns; an unknown code nothing")
+	}
+}
+
+// codes are every flag the sampler raises.
+var codes = []string{FlagPidUnreadable, FlagPidGone, FlagPidReused, FlagScrapeFailed, FlagNoGCBaseline, FlagCounterReset, FlagMalformed, FlagFinalScrapeFailed}
+
+// TestSpoilersAreFlags: the metric home names flags by their codes; a
+// misspelt code there would spoil nothing.
+func TestSpoilersAreFlags(t *testing.T) {
+	for _, d := range metric.Defs {
+		for _, c := range d.SpoiledBy {
+			if !slices.Contains(codes, c) {
+				t.Errorf("metric %s is spoiled by %q, which is no telemetry flag (%v)", d.Name, c, codes)
+			}
+		}
+	}
+	for _, d := range metric.Series {
+		for _, c := range d.SpoiledBy {
+			if !slices.Contains(codes, c) {
+				t.Errorf("series %s is spoiled by %q, which is no telemetry flag (%v)", d.Name, c, codes)
+			}
+		}
+	}
+	for _, c := range codes {
+		if len(Affects(c)) == 0 {
+			t.Errorf("flag %s spoils no column: name it in the SpoiledBy of the metrics it leaves wrong", c)
+		}
 	}
 }
 
