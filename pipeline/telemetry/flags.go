@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -38,6 +39,31 @@ const (
 // spoil it (metric.Def.SpoiledBy, metric.SeriesDef.SpoiledBy); this asks
 // them.
 func Affects(code string) []string { return metric.Spoiled(code) }
+
+// Warning is the flag as a line of the run's warnings: its code and its
+// sentence, which says what went wrong and what to check. The pipeline
+// keeps it once per code per run (NewWarnings); trials.csv's
+// telemetry_flags column keeps the code of every trial it hit.
+func (f Flag) Warning() string {
+	return warningPrefix(f.Code) + f.Msg + " (trials.csv's telemetry_flags column marks each trial it hit)"
+}
+
+func warningPrefix(code string) string { return "telemetry flag " + code + ": " }
+
+// NewWarnings returns the Warning of each flag whose code no line of said
+// (the run's warnings so far, a resumed run's included) carries yet, once
+// per code: what a run adds to its warnings after a trial.
+func NewWarnings(flags []Flag, said []string) []string {
+	var out, seen []string
+	for _, f := range flags {
+		if slices.Contains(seen, f.Code) || slices.ContainsFunc(said, func(w string) bool { return strings.HasPrefix(w, warningPrefix(f.Code)) }) {
+			continue
+		}
+		seen = append(seen, f.Code)
+		out = append(out, f.Warning())
+	}
+	return out
+}
 
 // procTicks is one process's cumulative CPU at a reading; start tells a
 // recycled pid apart.
