@@ -337,7 +337,7 @@ func (m *Manifest) validateRequires(f string, reqs []Precondition, cs claimScope
 			if hasLo && hasHi && lo > hi {
 				bad(rf+".at_most", "%g is below at_least %g, so nothing can satisfy both (swap them)", hi, lo)
 			}
-			if r.PerCore && ok && d.Unit != "% of one core" {
+			if r.PerCore && ok && !d.PerCore {
 				bad(rf+".per_core", "%s is not a share of one core, so it cannot be read per core (remove per_core; it applies to %s)", r.Metric, strings.Join(perCoreMetrics(), ", "))
 			}
 		case "cores":
@@ -387,7 +387,7 @@ func (m *Manifest) validateRequires(f string, reqs []Precondition, cs claimScope
 func perCoreMetrics() []string {
 	var out []string
 	for _, d := range metric.Defs {
-		if d.Unit == "% of one core" {
+		if d.PerCore {
 			out = append(out, d.Name)
 		}
 	}

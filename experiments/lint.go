@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/env/targets"
+	"github.com/threadlab/threadlab/pipeline/metric"
 )
 
 // Warning is a methodology weakness: the manifest is valid, but its
@@ -146,7 +147,7 @@ func (m *Manifest) lintClosedLatency(g *Group, warn func(string, string, ...any)
 		if cg.Model != "closed" {
 			continue
 		}
-		if strings.HasPrefix(c.Check.Metric, "p") && strings.HasSuffix(c.Check.Metric, "_ms") || c.Check.Metric == "max_ms" || c.Check.Metric == "mean_ms" {
+		if d, ok := metric.Lookup(c.Check.Metric); ok && d.Kind == metric.Latency {
 			warn(fmt.Sprintf("claims[%d].check.metric", i), "latency claim %q is measured with a closed model only, which hides server stalls (coordinated omission); measure it with an open model (rate:) too", c.ID)
 		}
 	}

@@ -23,7 +23,7 @@ type Aggregate struct{}
 func (Aggregate) Name() string { return "aggregate" }
 
 // compared are the metrics put side by side in comparisons.csv, besides the primary one.
-var compared = []string{"rps", "wall_ms", "p50_ms", "p99_ms"}
+var compared = metric.Shown(metric.InComparisons)
 
 func (Aggregate) Run(ctx context.Context, s *State) error {
 	trials, err := record.ReadCSV[record.Trial](s.Dir, record.TrialsFile)

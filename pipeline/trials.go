@@ -299,6 +299,12 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 	if onHosts != nil {
 		samples, flags, noise, hostReasons = onHosts.stop(s, samples, flags)
 	}
+	s.mu.Lock()
+	said := slices.Clone(s.Meta.Warnings)
+	s.mu.Unlock()
+	for _, w := range telemetry.NewWarnings(flags, said) { // each flag's fix-it sentence, once per code per run
+		s.Warn("%s", w)
+	}
 	if err != nil {
 		return record.Trial{}, fmt.Errorf("%s fork %d iteration %d: %w", j.Cell.Variant.Name, f.fork, it, err)
 	}

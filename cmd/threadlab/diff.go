@@ -25,7 +25,7 @@ func init() {
 func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	format := fs.String("format", "text", "output format: markdown (to paste into a pull request), html (a standalone comparison page) or text")
-	metrics := fs.String("metric", "", "comma-separated trials.csv columns, one table each (default: the primary metric, then "+strings.Join(diff.DefaultMetrics, ", ")+")")
+	metrics := fs.String("metric", "", "comma-separated trials.csv columns, one table each (default: the primary metric, then "+strings.Join(metric.Shown(metric.InDiff), ", ")+")")
 	failOn := fs.Bool("fail-on-regression", false, "exit 1 when any metric got significantly worse")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: threadlab diff [--format markdown|html|text] [--metric rps,p99_ms,...] [--fail-on-regression] data/<exp>/<old-run> data/<exp>/<new-run>")

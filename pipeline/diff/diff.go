@@ -39,17 +39,14 @@ import (
 type Options struct {
 	// Metrics are trials.csv columns, one table each, in this order.
 	// Default: the runs' primary metric (wall_ms for a burst, rps
-	// otherwise), then rps, p50_ms and p99_ms.
+	// otherwise), then the metrics a diff shows by default,
+	// metric.Shown(metric.InDiff): rps, p50_ms and p99_ms.
 	Metrics []string
 	// Alpha is the one-sided level of each direction, as the verdicts use
 	// it (default stats.Alpha, 0.05): the two-sided test runs at 2×Alpha
 	// and the intervals are 1−2×Alpha (90%).
 	Alpha float64
 }
-
-// DefaultMetrics follow the primary metric when Options.Metrics is empty:
-// throughput and the middle and tail of latency.
-var DefaultMetrics = []string{"rps", "p50_ms", "p99_ms"}
 
 // Side describes one of the two runs.
 type Side struct {
@@ -253,10 +250,11 @@ func side(r *record.Run) Side {
 	return s
 }
 
-// defaultMetrics is the primary metric of each run, then DefaultMetrics.
+// defaultMetrics is the primary metric of each run, then the metrics
+// shown in a diff by default.
 func defaultMetrics(a, b *record.Run) []string {
 	var out []string
-	for _, m := range append([]string{a.Meta.Primary, b.Meta.Primary}, DefaultMetrics...) {
+	for _, m := range append([]string{a.Meta.Primary, b.Meta.Primary}, metric.Shown(metric.InDiff)...) {
 		if m != "" && !slices.Contains(out, m) {
 			out = append(out, m)
 		}

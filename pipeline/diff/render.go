@@ -451,7 +451,10 @@ func sup(n int) string {
 }
 
 // num prints a measured value with four significant digits, enough to see
-// a 0.1% change, and whole numbers from 1000 up.
+// a 0.1% change, and whole numbers from 1000 up. It is the one formatter
+// of measured values in threadlab diff's text, markdown and HTML, and so
+// on a run's comparison page (compare.html); the report's own pages print
+// about 3 significant figures (report's num).
 func num(x float64) string {
 	switch a := math.Abs(x); {
 	case math.IsNaN(x) || math.IsInf(x, 0):

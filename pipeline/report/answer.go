@@ -47,7 +47,7 @@ func (v *runView) answer() string {
 			return ms[i].x < ms[j].x
 		})
 		if len(ms) > 1 {
-			label, _, _ := strings.Cut(metricLabel(l.Primary), " (")
+			label, _, _ := strings.Cut(metric.Label(l.Primary), " (")
 			at := ""
 			if point != "" {
 				at = " at " + pointLabel(point, l.SweepKeys)

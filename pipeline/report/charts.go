@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
 
@@ -207,7 +208,7 @@ func (v *runView) primaryChart() *chart {
 		return nil
 	}
 	id := "chart_primary"
-	metric := l.Primary
+	name := l.Primary
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(append(baseOpts(id, v.assetsHost, bigGrid),
 		charts.WithTooltipOpts(opts.Tooltip{Trigger: "item", Formatter: fn(`function (p) {
@@ -220,7 +221,7 @@ func (v *runView) primaryChart() *chart {
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{Interval: "0"}}),
 		// Not from zero: the trials' spread is what a reader compares, and
 		// a zero baseline squeezed the dots into a sliver at the top.
-		charts.WithYAxisOpts(opts.YAxis{Name: metricLabel(metric), NameLocation: "middle", NameGap: 56, Type: "value", Scale: opts.Bool(true)}),
+		charts.WithYAxisOpts(opts.YAxis{Name: metric.Label(name), NameLocation: "middle", NameGap: 56, Type: "value", Scale: opts.Bool(true)}),
 	)...)
 	bar.SetXAxis(cats)
 	var alt []string
@@ -230,7 +231,7 @@ func (v *runView) primaryChart() *chart {
 	// One kind of whisker per chart: when any cell lacks a CI (too few
 	// trials), all show min-max, so whiskers are comparable.
 	for _, c := range cells {
-		s := v.summaryOf(c.variant, c.point, l.Measured, metric)
+		s := v.summaryOf(c.variant, c.point, l.Measured, name)
 		if s == nil || !hasCI(s) {
 			interval = "min–max"
 		}
@@ -246,7 +247,7 @@ func (v *runView) primaryChart() *chart {
 				continue
 			}
 			has = true
-			med, lo, hi := v.cellStats(c.variant, c.point, metric, interval != "95% CI")
+			med, lo, hi := v.cellStats(c.variant, c.point, name, interval != "95% CI")
 			data[i] = opts.BarData{Value: round(med)}
 			alt = append(alt, fmt.Sprintf("%s: median %s (%s %s to %s)", strings.ReplaceAll(cats[i], "\n", " "), num(med), interval, num(lo), num(hi)))
 			whiskers = append(whiskers, opts.CustomData{Value: []any{i, round(lo), round(hi)}})
@@ -255,7 +256,7 @@ func (v *runView) primaryChart() *chart {
 				if !t.Valid {
 					continue
 				}
-				x, _ := metricValue(t, metric)
+				x, _ := metric.Value(t, name)
 				dots = append(dots, opts.ScatterData{Name: fmt.Sprintf("trial %d", t.Trial), Value: []any{jitter(i, k, len(ts)), round(x)}})
 			}
 		}
@@ -297,7 +298,7 @@ func (v *runView) primaryChart() *chart {
 			if t.Valid {
 				continue
 			}
-			x, _ := metricValue(t, metric)
+			x, _ := metric.Value(t, name)
 			invalid = append(invalid, opts.ScatterData{Name: fmt.Sprintf("trial %d", t.Trial), Value: []any{jitter(i, k, len(ts)), round(x)}})
 		}
 	}
@@ -331,7 +332,7 @@ func (v *runView) primaryChart() *chart {
 	}
 
 	better := "higher is better"
-	if lowerIsBetter(metric) {
+	if !metric.HigherIsBetter(name) {
 		better = "lower is better"
 	}
 	group := ""
@@ -343,16 +344,16 @@ func (v *runView) primaryChart() *chart {
 		whisker = "min–max of the valid trials (too few trials for a 95% CI of the median in some cell)"
 	}
 	caption := fmt.Sprintf("Wide ticks: median %s%s across valid trials (%s). Whiskers: %s. Dots: each trial; hollow grey dots are invalid trials, excluded from the statistics. The axis does not start at zero.",
-		metricLabel(metric), group, better, whisker)
-	return &chart{ID: id, Title: "Primary metric: " + metricLabel(metric), Caption: caption, Height: 380, Script: scriptFor(id, bar, twoLineLabels, v.solidLegend),
-		Alt: "Primary metric, " + metricLabel(metric) + ". " + strings.Join(alt, "; ") + "."}
+		metric.Label(name), group, better, whisker)
+	return &chart{ID: id, Title: "Primary metric: " + metric.Label(name), Caption: caption, Height: 380, Script: scriptFor(id, bar, twoLineLabels, v.solidLegend),
+		Alt: "Primary metric, " + metric.Label(name) + ". " + strings.Join(alt, "; ") + "."}
 }
 
 // cellStats returns the median and its interval for a cell, preferring
 // summary.csv (the statistics stage's numbers) and falling back to the
 // valid trials when the summary lacks the cell (an interrupted run).
-func (v *runView) cellStats(variant, point, metric string, minMax bool) (med, lo, hi float64) {
-	if s := v.summaryOf(variant, point, v.layout.Measured, metric); s != nil {
+func (v *runView) cellStats(variant, point, name string, minMax bool) (med, lo, hi float64) {
+	if s := v.summaryOf(variant, point, v.layout.Measured, name); s != nil {
 		if !minMax {
 			return s.Median, s.Low, s.High
 		}
@@ -360,7 +361,7 @@ func (v *runView) cellStats(variant, point, metric string, minMax bool) (med, lo
 	}
 	var xs []float64
 	for _, t := range v.trialsOf(variant, point, v.layout.Measured) {
-		if x, ok := metricValue(t, metric); ok && t.Valid {
+		if x, ok := metric.Value(t, name); ok && t.Valid {
 			xs = append(xs, x)
 		}
 	}
@@ -379,7 +380,7 @@ func (v *runView) sweepChart() *chart {
 		return nil
 	}
 	id := "chart_sweep"
-	metric := l.Primary
+	name := l.Primary
 	cats := make([]string, len(l.Points))
 	xName := strings.Join(l.SweepKeys, ", ")
 	for i, p := range l.Points {
@@ -396,7 +397,7 @@ func (v *runView) sweepChart() *chart {
   return echarts.format.encodeHTML(p.seriesName + ' @ ' + p.name) + ': ' + f(p.value);
 }`)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: xName, NameLocation: "middle", NameGap: 30, AxisLabel: &opts.AxisLabel{Interval: "0"}}),
-		charts.WithYAxisOpts(opts.YAxis{Name: metricLabel(metric), NameLocation: "middle", NameGap: 56, Type: "value"}),
+		charts.WithYAxisOpts(opts.YAxis{Name: metric.Label(name), NameLocation: "middle", NameGap: 56, Type: "value"}),
 	)...)
 	line.SetXAxis(cats)
 	for _, vr := range l.Variants {
@@ -410,7 +411,7 @@ func (v *runView) sweepChart() *chart {
 				continue
 			}
 			has = true
-			med, lo, hi := v.cellStats(vr, p, metric, true)
+			med, lo, hi := v.cellStats(vr, p, name, true)
 			meds[i] = opts.LineData{Value: round(med)}
 			lows[i] = opts.LineData{Value: round(lo)}
 			spans[i] = opts.LineData{Value: round(hi - lo)}
@@ -444,13 +445,13 @@ func (v *runView) sweepChart() *chart {
 			s.LineStyle = &opts.LineStyle{Color: color, Width: 2}
 		}))
 	}
-	caption := fmt.Sprintf("Median %s at each sweep point (line) with the min–max range of the valid trials (band).", metricLabel(metric))
+	caption := fmt.Sprintf("Median %s at each sweep point (line) with the min–max range of the valid trials (band).", metric.Label(name))
 	var alt []string
 	for _, vr := range l.Variants {
 		var parts []string
 		for i, p := range l.Points {
 			if len(v.trialsOf(vr, p, l.Measured)) > 0 {
-				med, _, _ := v.cellStats(vr, p, metric, true)
+				med, _, _ := v.cellStats(vr, p, name, true)
 				parts = append(parts, cats[i]+" "+num(med))
 			}
 		}
@@ -458,8 +459,8 @@ func (v *runView) sweepChart() *chart {
 			alt = append(alt, vr+": "+strings.Join(parts, ", "))
 		}
 	}
-	return &chart{ID: id, Title: "Sweep: " + metricLabel(metric) + " by " + xName, Caption: caption, Height: 380, Script: scriptFor(id, line),
-		Alt: "Median " + metricLabel(metric) + " by " + xName + ". " + strings.Join(alt, "; ") + "."}
+	return &chart{ID: id, Title: "Sweep: " + metric.Label(name) + " by " + xName, Caption: caption, Height: 380, Script: scriptFor(id, line),
+		Alt: "Median " + metric.Label(name) + " by " + xName + ". " + strings.Join(alt, "; ") + "."}
 }
 
 // latencyChart: the percentile spectrum on a log x axis of 1/(1-q), as

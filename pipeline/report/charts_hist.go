@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/threadlab/threadlab/pipeline/metric"
 )
 
 // spectrumChart: the full percentile spectrum of each cell's merged
@@ -275,7 +277,7 @@ func (v *runView) burstCharts() []*chart {
 	if point != "" {
 		at = " at " + pointLabel(point, l.SweepKeys)
 	}
-	src := "Every valid trial is a thin line, the median trial (by " + metricLabel(l.Primary) + ") a thick one; 10 ms steps, from each trial's HdrHistogram (a burst's latencies run from its release, so the histogram is the distribution of completion times)."
+	src := "Every valid trial is a thin line, the median trial (by " + metric.Label(l.Primary) + ") a thick one; 10 ms steps, from each trial's HdrHistogram (a burst's latencies run from its release, so the histogram is the distribution of completion times)."
 	return []*chart{
 		mk("chart_burst_done", "Burst: requests answered since the release"+at, "requests answered",
 			func(c curve, i int) int64 { return c.done[i] }, "Where a line reaches the top, the whole burst has been answered. "+src),

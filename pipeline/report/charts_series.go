@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
 
@@ -59,26 +60,31 @@ func (v *runView) seriesCharts() ([]*chart, string) {
 		optional  bool        // shown only when some value is non-zero
 		client    bool        // a load-generator column (burst runs draw these from histograms)
 	}
-	threads := quantity{id: "threads", title: "threads: JVM live (solid), OS (dashed)", get: func(s record.Sample) float64 { return float64(s.JVMThreads) },
-		alt: func(s record.Sample) float64 { return float64(s.OSThreads) }, altName: "OS"}
-	if measuredAny(picks, func(s record.Sample) float64 { return float64(s.VirtualThreads) }) {
+	// Labels, units and readers come from the metric home (metric.Series);
+	// a chart of two or three lines names which line is which.
+	col := func(name string) metric.SeriesDef {
+		d, _ := metric.LookupSeries(name)
+		return d
+	}
+	one := func(id, name string) quantity {
+		d := col(name)
+		return quantity{id: id, title: d.Label, get: d.Value}
+	}
+	threads := quantity{id: "threads", title: "threads: JVM live (solid), OS (dashed)", get: col("jvm_live_threads").Value,
+		alt: col("os_threads").Value, altName: "OS"}
+	if measuredAny(picks, col("virtual_threads").Value) {
 		// Platform threads and virtual threads on one axis: a
 		// thread-per-request server shows one or the other growing with
 		// the load (runs recorded before the column keep the old chart).
-		threads.title = "threads: JVM platform threads live (solid), virtual threads handling requests (dashed), OS (dotted)"
-		threads.alt, threads.altName = func(s record.Sample) float64 { return float64(s.VirtualThreads) }, "virtual threads"
-		threads.more = []extraLine{{name: "OS", dash: "dotted", get: func(s record.Sample) float64 { return float64(s.OSThreads) }}}
+		threads.title = "threads: JVM platform threads live (solid), " + col("virtual_threads").Label + " (dashed), OS (dotted)"
+		threads.alt, threads.altName = col("virtual_threads").Value, "virtual threads"
+		threads.more = []extraLine{{name: "OS", dash: "dotted", get: col("os_threads").Value}}
 	}
-	qs := []quantity{
-		{id: "rps", title: "throughput (req/s)", get: func(s record.Sample) float64 { return float64(s.Requests) }, client: true},
-		{id: "p99", title: "p99 latency (ms)", get: func(s record.Sample) float64 { return s.P99Ms }, client: true},
-		{id: "cpu", title: "target CPU (% of one core)", get: func(s record.Sample) float64 { return float64(s.TargetCPUPct) }},
-		threads,
-		{id: "heap", title: "heap used (MiB)", get: func(s record.Sample) float64 { return float64(s.HeapUsedMB) }},
-		{id: "pool", title: "connection pool: active (solid), pending (dashed)", get: func(s record.Sample) float64 { return float64(s.HikariActive) },
-			alt: func(s record.Sample) float64 { return float64(s.HikariPending) }, altName: "pending", optional: true},
-		{id: "steal", title: "host CPU steal (% of one core)", get: func(s record.Sample) float64 { return float64(s.HostStealPct) }, optional: true},
-	}
+	rps, p99, pool, steal := one("rps", "requests"), one("p99", "p99_ms"), one("pool", "hikari_active"), one("steal", "host_steal_pct")
+	rps.client, p99.client = true, true
+	pool.title, pool.alt, pool.altName, pool.optional = "connection pool: active (solid), pending (dashed)", col("hikari_pending").Value, "pending", true
+	steal.optional = true
+	qs := []quantity{rps, p99, one("cpu", "target_cpu_pct"), threads, one("heap", "heap_used_mb"), pool, steal}
 	if v.burst() {
 		// A burst's client side is drawn from its release at 10 ms
 		// (burstCharts); one-second buckets of it said nothing.
@@ -219,8 +225,8 @@ func (v *runView) medianTrial(variant, point string) (record.Trial, bool) {
 		return record.Trial{}, false
 	}
 	sort.SliceStable(ts, func(i, j int) bool {
-		a, _ := metricValue(ts[i], v.layout.Primary)
-		b, _ := metricValue(ts[j], v.layout.Primary)
+		a, _ := metric.Value(ts[i], v.layout.Primary)
+		b, _ := metric.Value(ts[j], v.layout.Primary)
 		if a != b {
 			return a < b
 		}

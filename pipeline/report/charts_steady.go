@@ -85,12 +85,12 @@ func (v *runView) forkCharts(st record.Steady) []*chart {
 	return out
 }
 
-// secondQuantity is what a per-second series of metric shows (the
+// secondQuantity is what a per-second series of metric name shows (the
 // pipeline's steady selection picks it the same way).
-func secondQuantity(metric string) string {
-	switch metric {
+func secondQuantity(name string) string {
+	switch name {
 	case "p99_ms", "p50_ms":
-		return metric
+		return name
 	}
 	return "requests"
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
 
@@ -468,7 +469,7 @@ func summarize(trials []record.Trial) ([]record.Summary, []record.Comparison) {
 			continue
 		}
 		for _, m := range summaryMetrics {
-			x, _ := metricValue(tr, m)
+			x, _ := metric.Value(tr, m)
 			vals[k][m] = append(vals[k][m], x)
 		}
 	}

@@ -9,7 +9,13 @@ import (
 )
 
 // num formats a statistic for tables: about 3 significant figures, which
-// is all a handful of trials on a shared VM can support.
+// is all a handful of trials on a shared VM can support. The tables of the
+// pages this package renders itself (the run page, the index, the seed
+// tables, the charts' words) print measured values with it; the
+// comparison page (compare.html) and threadlab diff print with diff's num,
+// 4 significant figures, to show a 0.1% change between two runs. So one
+// median of 1234.6 reads 1235 on both, but 12.34 reads 12.3 on a run page
+// and 12.34 in a diff.
 func num(x float64) string {
 	switch a := math.Abs(x); {
 	case math.IsNaN(x) || math.IsInf(x, 0):

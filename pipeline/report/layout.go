@@ -273,23 +273,6 @@ func sortPoints(points, keys []string, order map[string][]string) []string {
 	return out
 }
 
-// What the report knows about a metric (label, direction, order, how to
-// read it from a trial) comes from pipeline/metric, the one home of metric
-// definitions; these short names keep the chart and table code readable
-// where a local variable is called metric.
-
-// metricValue reads a trials.csv column from t; ok is false for unknown names.
-func metricValue(t record.Trial, name string) (float64, bool) { return metric.Value(t, name) }
-
-// metricRank orders metrics as tables show them; others last.
-func metricRank(name string) int { return metric.Rank(name) }
-
-// metricLabel names a metric with its unit for axes, headings and tables.
-func metricLabel(name string) string { return metric.Label(name) }
-
-// lowerIsBetter tells chart captions which direction is good.
-func lowerIsBetter(name string) bool { return !metric.HigherIsBetter(name) }
-
 // median of xs (xs is reordered); NaN for none.
 func median(xs []float64) float64 {
 	if len(xs) == 0 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
 	"gopkg.in/yaml.v3"
@@ -240,10 +241,10 @@ func (v *runView) method(mi *methodInfo) []string {
 	}
 	out = append(out, s)
 	if meta.Forks != "" {
-		out = append(out, fmt.Sprintf("Statistics: per cell the median of its valid forks, each fork the median of its valid iterations in steady state, with a 95%% confidence interval of the median; variants compared with a Mann-Whitney U test on the fork medians, Holm-corrected; the primary metric is %s of the %q group.", metricLabel(v.Primary), v.Measured))
+		out = append(out, fmt.Sprintf("Statistics: per cell the median of its valid forks, each fork the median of its valid iterations in steady state, with a 95%% confidence interval of the median; variants compared with a Mann-Whitney U test on the fork medians, Holm-corrected; the primary metric is %s of the %q group.", metric.Label(v.Primary), v.Measured))
 		return out
 	}
-	out = append(out, fmt.Sprintf("Statistics: per cell the median of the valid trials with a 95%% confidence interval of the median; variants compared with a Mann-Whitney U test, Holm-corrected; the primary metric is %s of the %q group.", metricLabel(v.Primary), v.Measured))
+	out = append(out, fmt.Sprintf("Statistics: per cell the median of the valid trials with a 95%% confidence interval of the median; variants compared with a Mann-Whitney U test, Holm-corrected; the primary metric is %s of the %q group.", metric.Label(v.Primary), v.Measured))
 	return out
 }
 

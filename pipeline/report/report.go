@@ -28,6 +28,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
 
@@ -63,7 +64,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		return t
 	},
 	"lastIndex": func(xs []string) int { return len(xs) - 1 },
-	"label":     metricLabel,
+	"label":     metric.Label,
 	"sizeFlag":  sizeFlag,
 	// trimDot lets a template end a sentence built from manifest text that
 	// may or may not end with a period.

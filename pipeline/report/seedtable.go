@@ -71,9 +71,9 @@ func (v *runView) seedTable(seed string, figs []seeds.Figure) *seedTable {
 			t.Sources = append(t.Sources, f.From)
 		}
 	}
-	slices.SortStableFunc(metrics, func(a, b string) int { return metricRank(a) - metricRank(b) })
+	slices.SortStableFunc(metrics, func(a, b string) int { return metric.Rank(a) - metric.Rank(b) })
 	for _, m := range metrics {
-		t.Cols = append(t.Cols, seedCol{Metric: m, Label: metricLabel(m)})
+		t.Cols = append(t.Cols, seedCol{Metric: m, Label: metric.Label(m)})
 	}
 	variants := slices.Clone(l.Variants)
 	for _, f := range figs {
@@ -114,7 +114,7 @@ func (v *runView) seedTable(seed string, figs []seeds.Figure) *seedTable {
 				}
 				n = max(n, s.N)
 				row.Cells[i] = seedCell{Value: num(s.Median)}
-				if d, ok := metric.Lookup(m); ok && strings.Contains(d.Unit, " ") {
+				if d, ok := metric.Lookup(m); ok && d.PerCore {
 					row.Cells[i].Note = d.Unit // "% of one core", beside the seed's "% of the whole host"
 				}
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/threadlab/threadlab/experiments/seeds"
 	"github.com/threadlab/threadlab/pipeline/diff"
+	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
 	"gopkg.in/yaml.v3"
@@ -257,7 +258,7 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 	}
 	v.Profile = r.Meta.Profile
 	v.Started, v.Finished = r.Meta.Started, r.Meta.Finished
-	v.Primary, v.PrimaryTxt, v.Measured = l.Primary, metricLabel(l.Primary), l.Measured
+	v.Primary, v.PrimaryTxt, v.Measured = l.Primary, metric.Label(l.Primary), l.Measured
 	v.Groups, v.Variants, v.Points, v.SweepKeys = l.Groups, l.Variants, l.Points, l.SweepKeys
 
 	mi := readMethod(r.Manifest)
@@ -390,9 +391,9 @@ func (v *runView) validTrial(variant, point, group string, trial int) bool {
 	return true // latency rows without a trial row: a torn trials.csv; show rather than hide
 }
 
-func (v *runView) summaryOf(variant, point, group, metric string) *record.Summary {
+func (v *runView) summaryOf(variant, point, group, name string) *record.Summary {
 	for i, s := range v.run.Summary {
-		if s.Variant == variant && s.Point == point && s.Group == group && s.Metric == metric {
+		if s.Variant == variant && s.Point == point && s.Group == group && s.Metric == name {
 			return &v.run.Summary[i]
 		}
 	}
@@ -504,7 +505,7 @@ func (v *runView) summary() {
 		if (a.Metric == v.layout.Primary) != (b.Metric == v.layout.Primary) {
 			return a.Metric == v.layout.Primary
 		}
-		if am, bm := metricRank(a.Metric), metricRank(b.Metric); am != bm {
+		if am, bm := metric.Rank(a.Metric), metric.Rank(b.Metric); am != bm {
 			return am < bm
 		}
 		if a.Metric != b.Metric {
@@ -579,7 +580,7 @@ func (v *runView) comparisons() {
 		if (a.Metric == v.layout.Primary) != (b.Metric == v.layout.Primary) {
 			return a.Metric == v.layout.Primary
 		}
-		if am, bm := metricRank(a.Metric), metricRank(b.Metric); am != bm {
+		if am, bm := metric.Rank(a.Metric), metric.Rank(b.Metric); am != bm {
 			return am < bm
 		}
 		return apt < bpt
@@ -593,14 +594,22 @@ func (v *runView) comparisons() {
 }
 
 func (v *runView) trials() {
-	// The primary metric gets its own column unless it is one of the
-	// columns every page shows anyway.
-	extra := !map[string]bool{"rps": true, "p50_ms": true, "p99_ms": true, "wall_ms": true}[v.layout.Primary]
-	v.TrialCols = []string{"seq", "variant", "point", "group", "trial", "valid"}
-	if extra {
-		v.TrialCols = append(v.TrialCols, v.layout.Primary)
+	// The metrics every trial table shows (metric.Shown(InTrials)); the
+	// primary metric gets a column of its own, first, when it is not one
+	// of them.
+	cols := metric.Shown(metric.InTrials)
+	if !slices.Contains(cols, v.layout.Primary) {
+		cols = append([]string{v.layout.Primary}, cols...)
 	}
-	v.TrialCols = append(v.TrialCols, "rps", "p50_ms", "p99_ms", "wall_ms", "errors", "threads", metricLabel("target_cpu_pct"), metricLabel("gen_cpu_pct"), "host busy (% of all CPUs)", "reason")
+	v.TrialCols = []string{"seq", "variant", "point", "group", "trial", "valid"}
+	for _, name := range cols {
+		head := name
+		if d, ok := metric.Lookup(name); ok {
+			head = d.Header()
+		}
+		v.TrialCols = append(v.TrialCols, head)
+	}
+	v.TrialCols = append(v.TrialCols, "reason")
 	rows := append([]record.Trial(nil), v.run.Trials...)
 	sort.SliceStable(rows, func(i, j int) bool {
 		if rows[i].Seq != rows[j].Seq {
@@ -616,12 +625,16 @@ func (v *runView) trials() {
 			valid = "no"
 		}
 		cells := []string{strconv.Itoa(t.Seq), t.Variant, t.Point, t.Group, strconv.Itoa(t.Trial), valid}
-		if extra {
-			x, _ := metricValue(t, v.layout.Primary)
-			cells = append(cells, num(x))
+		for _, name := range cols {
+			d, _ := metric.Lookup(name)
+			x, _ := metric.Value(t, name)
+			if d.Whole {
+				cells = append(cells, strconv.FormatFloat(x, 'f', -1, 64))
+			} else {
+				cells = append(cells, num(x))
+			}
 		}
-		cells = append(cells, num(t.RPS), num(t.P50Ms), num(t.P99Ms), num(t.WallMs), strconv.FormatInt(t.Errors, 10),
-			strconv.Itoa(t.DistinctThreads), num(t.TargetCPUPct), num(t.GenCPUPct), num(t.HostBusyPct), t.Reason)
+		cells = append(cells, t.Reason)
 		row := trialRow{Cells: cells, Valid: t.Valid, Reason: t.Reason}
 		v.Trials = append(v.Trials, row)
 		if !t.Valid {

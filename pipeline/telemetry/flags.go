@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/threadlab/threadlab/env"
+	"github.com/threadlab/threadlab/pipeline/metric"
 )
 
 // Flag is a sampler warning as data: a code the pipeline can act on and
@@ -32,38 +33,36 @@ const (
 	FlagFinalScrapeFailed = "final_scrape_failed"
 )
 
-// processColumns and jvmColumns are the trials.csv columns (and the series
-// columns behind them) each kind of sampling failure leaves wrong.
-var (
-	processColumns = []string{"target_cpu_pct", "target_peak_cpu_pct", "target_peak_threads", "target_peak_rss_mb"}
-	jvmColumns     = []string{"jvm_live_threads", "heap_used_mb", "peak_heap_mb", "gc_count", "gc_pause_ms", "hikari_active", "hikari_pending", "peak_hikari_pending", "peak_virtual_threads"}
-	gcColumns      = []string{"gc_count", "gc_pause_ms"}
-	// pinnedColumns is a counter that a failed scrape in the middle of the
-	// window does not spoil: the next good scrape's delta covers the gap. It
-	// needs the baseline and the last scrape. This matters because pinning
-	// starves the scrape itself: on JDK 21 a burst of pinned virtual threads
-	// holds every carrier, and the actuator's request (a virtual thread too)
-	// waits behind them past its time-out.
-	pinnedColumns = []string{"pinned_events"}
-)
-
 // Affects lists the columns a flag makes unreliable: a trial carrying the
 // flag is invalid for a claim that reads one of them (its other columns,
-// measured by the client, are unaffected).
-func Affects(code string) []string {
-	switch code {
-	case FlagPidUnreadable, FlagPidGone, FlagPidReused:
-		return processColumns
-	case FlagScrapeFailed:
-		return jvmColumns
-	case FlagMalformed:
-		return append(slices.Clone(jvmColumns), pinnedColumns...)
-	case FlagNoGCBaseline, FlagCounterReset:
-		return append(slices.Clone(gcColumns), pinnedColumns...)
-	case FlagFinalScrapeFailed:
-		return pinnedColumns
+// measured by the client, are unaffected). Each metric says which flags
+// spoil it (metric.Def.SpoiledBy, metric.SeriesDef.SpoiledBy); this asks
+// them.
+func Affects(code string) []string { return metric.Spoiled(code) }
+
+// Warning is the flag as a line of the run's warnings: its code and its
+// sentence, which says what went wrong and what to check. The pipeline
+// keeps it once per code per run (NewWarnings); trials.csv's
+// telemetry_flags column keeps the code of every trial it hit.
+func (f Flag) Warning() string {
+	return warningPrefix(f.Code) + f.Msg + " (trials.csv's telemetry_flags column marks each trial it hit)"
+}
+
+func warningPrefix(code string) string { return "telemetry flag " + code + ": " }
+
+// NewWarnings returns the Warning of each flag whose code no line of said
+// (the run's warnings so far, a resumed run's included) carries yet, once
+// per code: what a run adds to its warnings after a trial.
+func NewWarnings(flags []Flag, said []string) []string {
+	var out, seen []string
+	for _, f := range flags {
+		if slices.Contains(seen, f.Code) || slices.ContainsFunc(said, func(w string) bool { return strings.HasPrefix(w, warningPrefix(f.Code)) }) {
+			continue
+		}
+		seen = append(seen, f.Code)
+		out = append(out, f.Warning())
 	}
-	return nil
+	return out
 }
 
 // procTicks is one process's cumulative CPU at a reading; start tells a

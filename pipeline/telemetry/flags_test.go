@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/threadlab/threadlab/env"
+	"github.com/threadlab/threadlab/pipeline/metric"
 )
 
 func TestPgrpOf(t *testing.T) {
@@ -55,6 +57,58 @@ func TestAffects(t *testing.T) {
 	}
 	if !slices.Contains(Affects(FlagCounterReset), "gc_count") || Affects("unknown") != nil {
 		t.Errorf("counter reset must spoil the GC columns; an unknown code nothing")
+	}
+}
+
+// codes are every flag the sampler raises.
+var codes = []string{FlagPidUnreadable, FlagPidGone, FlagPidReused, FlagScrapeFailed, FlagNoGCBaseline, FlagCounterReset, FlagMalformed, FlagFinalScrapeFailed}
+
+// TestSpoilersAreFlags: the metric home names flags by their codes; a
+// misspelt code there would spoil nothing.
+func TestSpoilersAreFlags(t *testing.T) {
+	for _, d := range metric.Defs {
+		for _, c := range d.SpoiledBy {
+			if !slices.Contains(codes, c) {
+				t.Errorf("metric %s is spoiled by %q, which is no telemetry flag (%v)", d.Name, c, codes)
+			}
+		}
+	}
+	for _, d := range metric.Series {
+		for _, c := range d.SpoiledBy {
+			if !slices.Contains(codes, c) {
+				t.Errorf("series %s is spoiled by %q, which is no telemetry flag (%v)", d.Name, c, codes)
+			}
+		}
+	}
+	for _, c := range codes {
+		if len(Affects(c)) == 0 {
+			t.Errorf("flag %s spoils no column: name it in the SpoiledBy of the metrics it leaves wrong", c)
+		}
+	}
+}
+
+func TestNewWarnings(t *testing.T) {
+	gone := Flag{Code: FlagPidGone, Msg: "target pid 7 gone"}
+	scrape := Flag{Code: FlagScrapeFailed, Msg: "metrics: 404 (is micrometer-registry-prometheus on the classpath?)"}
+	tests := []struct {
+		flags []Flag
+		said  []string
+		want  []string
+		why   string
+	}{
+		{nil, nil, nil, "no flags, nothing to say"},
+		{[]Flag{scrape}, nil, []string{scrape.Warning()}, "a first flag is said with its sentence"},
+		{[]Flag{scrape, gone}, []string{"cores: 2", scrape.Warning()}, []string{gone.Warning()}, "a code said before (an earlier trial, or before a resume) is not said again"},
+		{[]Flag{gone, {Code: FlagPidGone, Msg: "other"}}, nil, []string{gone.Warning()}, "one line per code, the first sentence"},
+		{[]Flag{scrape}, []string{"telemetry flag scrape_failed: metrics: timeout (...)"}, nil, "the same code with another sentence is the same flag"},
+	}
+	for _, tt := range tests {
+		if got := NewWarnings(tt.flags, tt.said); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: NewWarnings = %q, want %q", tt.why, got, tt.want)
+		}
+	}
+	if w := scrape.Warning(); !strings.HasPrefix(w, "telemetry flag scrape_failed: metrics: 404") || !strings.Contains(w, "prometheus on the classpath") {
+		t.Errorf("Warning() = %q: the code, then the fix-it sentence", w)
 	}
 }
 

@@ -29,11 +29,11 @@ import (
 )
 
 // Sample is the server's view of one interval. Percentages of CPU are of
-// one core (200% = two cores busy) for processes, and of all CPUs for the
-// host. T is the start of the interval in seconds since Start, so with a 1s
-// interval int(T) is the same bucket index as the client's per-second series
-// (load.Second.T, requests completed in [T, T+1)); Dur is its length, shorter
-// for the last, partial interval that Stop samples.
+// one core (200% = two cores busy), for processes and the host alike. T is
+// the start of the interval in seconds since Start, so with a 1s interval
+// int(T) is the same bucket index as the client's per-second series
+// (load.Second.T, requests completed in [T, T+1)); Dur is its length,
+// shorter for the last, partial interval that Stop samples.
 type Sample struct {
 	T          float64 `json:"t" csv:"t_s"`
 	Dur        float64 `json:"dur_s" csv:"dur_s"`
@@ -105,17 +105,16 @@ type Sampler struct {
 	stopOnce sync.Once
 
 	// owned by the sampling goroutine until done is closed
-	samples  []Sample
-	warnings []string
-	flags    []Flag
-	warned   map[string]bool
-	prev     reading
-	groups   []int             // process groups whose CPU is the experiment's
-	exe      string            // base name of threadlab's executable (Options.Exe)
-	own      map[int]procTicks // their processes at the previous reading
-	gc       *counters         // last successful scrape's cumulative GC counters
-	skipped  int               // malformed metric lines over all scrapes
-	lost     bool              // the target exited (or its pid was reused): no more process figures
+	samples []Sample
+	flags   []Flag
+	warned  map[string]bool
+	prev    reading
+	groups  []int             // process groups whose CPU is the experiment's
+	exe     string            // base name of threadlab's executable (Options.Exe)
+	own     map[int]procTicks // their processes at the previous reading
+	gc      *counters         // last successful scrape's cumulative GC counters
+	skipped int               // malformed metric lines over all scrapes
+	lost    bool              // the target exited (or its pid was reused): no more process figures
 }
 
 // reading is the cumulative state at one instant.
@@ -192,13 +191,6 @@ func (s *Sampler) Stop() []Sample {
 	return append([]Sample(nil), s.samples...)
 }
 
-// Warnings returns what went wrong while sampling (target gone, scrapes
-// failing, malformed metric lines, counter resets), each once. Call after Stop.
-func (s *Sampler) Warnings() []string {
-	<-s.done
-	return append([]string(nil), s.warnings...)
-}
-
 func (s *Sampler) loop(ctx context.Context) {
 	defer close(s.done)
 	if s.url != "" {
@@ -236,18 +228,18 @@ func (s *Sampler) finish() {
 	}
 }
 
-// warnOnce records a warning and its flag the first time code occurs.
+// warnOnce records a flag the first time code occurs.
 func (s *Sampler) warnOnce(code, format string, a ...any) {
 	if s.warned[code] {
 		return
 	}
 	s.warned[code] = true
-	msg := fmt.Sprintf(format, a...)
-	s.warnings = append(s.warnings, msg)
-	s.flags = append(s.flags, Flag{Code: code, Msg: msg})
+	s.flags = append(s.flags, Flag{Code: code, Msg: fmt.Sprintf(format, a...)})
 }
 
-// Flags returns the warnings as flags with codes, each once. Call after Stop.
+// Flags returns what went wrong while sampling (target gone, scrapes
+// failing, malformed metric lines, counter resets) as flags, each code
+// once. Call after Stop.
 func (s *Sampler) Flags() []Flag {
 	<-s.done
 	return append([]Flag(nil), s.flags...)
