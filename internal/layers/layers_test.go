@@ -24,10 +24,10 @@ type layer struct {
 // higher one.
 var layers = []layer{
 	{"data on disk, and helpers that import nothing of ours", []string{
-		"pipeline/record", "pipeline/markdown", "internal/testenv", "internal/layers",
+		"pipeline/record", "pipeline/markdown", "internal/testenv", "internal/layers", "internal/yamlpos",
 		"cmd/threadlab/internal/fakeserver", "pipeline/load/internal/benchserver", "pipeline/load/internal/nethttpbaseline"}},
 	{"measuring, hosts", []string{
-		"pipeline/load", "pipeline/fleet", "pipeline/bounds", "pipeline/metric", "pipeline/telemetry",
+		"pipeline/load", "pipeline/fleet", "pipeline/bounds", "pipeline/metric", "pipeline/metric/metrictest", "pipeline/telemetry",
 		"env", "env/supervise", "env/downstream", "env/postgres", "env/targets", "env/hosts", "env/remote", "env/remote/netnstest"}},
 	{"statistics", []string{"pipeline/stats", "pipeline/steady", "pipeline/dimension"}},
 	{"the manifest", []string{"experiments", "experiments/seeds"}},

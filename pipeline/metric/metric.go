@@ -130,11 +130,6 @@ type Def struct {
 	SpoiledBy []string
 	Source    string // where the number comes from, for the report's glossary
 	Value     func(t record.Trial) float64
-
-	// Column is the Name: Lookup fills it in.
-	//
-	// Deprecated: use Name. pipeline/claims.go still reads it.
-	Column string
 }
 
 // Header is the metric's header in the run page's trial table.
@@ -223,9 +218,7 @@ func Lookup(name string) (Def, bool) {
 	if i < 0 {
 		return Def{}, false
 	}
-	d := Defs[i]
-	d.Column = d.Name
-	return d, true
+	return Defs[i], true
 }
 
 // HigherIsBetter reports the direction of a metric; false (lower is
