@@ -32,6 +32,7 @@ import (
 	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
+	"github.com/threadlab/threadlab/pipeline/verdicts"
 	"gopkg.in/yaml.v3"
 )
 
@@ -490,33 +491,16 @@ func skipped(r *record.Run) map[forkKey]int {
 // exclusions, and each fork's median, the unit of replication. A row
 // without a fork id (a run made before forks) is a fork of its own.
 func forkValues(ts []record.Trial, name string, skip map[forkKey]int) (medians []float64, forks [][]float64) {
-	index := map[int]int{}
 	seen := map[int]int{} // iterations of each fork met so far, valid or not in the metric
-	for _, t := range ts {
-		id := t.Fork
-		if id == 0 {
-			id = -t.Trial - 1
-		}
+	return verdicts.ByFork(ts, func(t record.Trial) (float64, bool) {
+		id := verdicts.ForkID(t)
 		seen[id]++
 		if t.Fork != 0 && seen[id] <= skip[forkKey{t.Variant, t.Point, t.Group, t.Fork}] {
-			continue
+			return 0, false
 		}
 		x, ok := metric.Value(t, name)
-		if !ok || math.IsNaN(x) {
-			continue
-		}
-		i, ok := index[id]
-		if !ok {
-			i = len(forks)
-			index[id] = i
-			forks = append(forks, nil)
-		}
-		forks[i] = append(forks[i], x)
-	}
-	for _, f := range forks {
-		medians = append(medians, stats.Median(f))
-	}
-	return medians, forks
+		return x, ok && !math.IsNaN(x)
+	})
 }
 
 func orDash(s string) string {

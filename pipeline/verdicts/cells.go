@@ -30,16 +30,24 @@ func GroupTrials(trials []record.Trial) map[record.CellKey][]record.Trial {
 // replication). Rows without a fork id (runs made before forks existed)
 // are each their own fork.
 func ForkValues(ts []record.Trial, name string) (medians []float64, forks [][]float64) {
+	return ByFork(ts, func(t record.Trial) (float64, bool) {
+		x, ok := metric.Value(t, name)
+		return x, ok && !math.IsNaN(x) && !spoiled(t, name)
+	})
+}
+
+// ByFork groups the values value keeps (ok) by fork, each fork's in the
+// trials' order, and gives each fork's median: the one grouping the
+// claims, the tables and the diff share. A row without a fork id (a run
+// made before forks) is a fork of its own.
+func ByFork(ts []record.Trial, value func(record.Trial) (float64, bool)) (medians []float64, forks [][]float64) {
 	index := map[int]int{}
 	for _, t := range ts {
-		x, ok := metric.Value(t, name)
-		if !ok || math.IsNaN(x) || spoiled(t, name) {
+		x, ok := value(t)
+		if !ok {
 			continue
 		}
-		id := t.Fork
-		if id == 0 {
-			id = -t.Trial - 1 // legacy row: a fork of its own
-		}
+		id := ForkID(t)
 		i, seen := index[id]
 		if !seen {
 			i = len(forks)
@@ -52,6 +60,14 @@ func ForkValues(ts []record.Trial, name string) (medians []float64, forks [][]fl
 		medians = append(medians, stats.Median(f))
 	}
 	return medians, forks
+}
+
+// ForkID is a trial's fork; a legacy row without one is a fork of its own.
+func ForkID(t record.Trial) int {
+	if t.Fork == 0 {
+		return -t.Trial - 1
+	}
+	return t.Fork
 }
 
 // medians is the per-fork medians of one metric.
