@@ -12,6 +12,7 @@ import (
 
 	"github.com/threadlab/threadlab/env/postgres"
 	"github.com/threadlab/threadlab/env/remote/netnstest"
+	"github.com/threadlab/threadlab/internal/testenv"
 )
 
 // TestPostgresOnItsOwnHost: PostgreSQL started over ssh on a database host
@@ -23,9 +24,7 @@ func TestPostgresOnItsOwnHost(t *testing.T) {
 		t.Skip("skipped in -short: starts sshd in network namespaces, builds threadlab and runs PostgreSQL")
 	}
 	bindir, err := postgres.BinDir()
-	if err != nil {
-		t.Skipf("no PostgreSQL here: %v", err)
-	}
+	testenv.Need(t, err, "PostgreSQL", "scripts/setup.sh installs Debian's postgresql")
 	hs := netnstest.Up(t, "tlp", "10.84.0", "target", "load1", "db1")
 	bin := netnstest.Threadlab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)

@@ -120,6 +120,8 @@ type Sampler struct {
 // reading is the cumulative state at one instant.
 type reading struct {
 	at      time.Time
+	procAt  time.Time // when proc was read
+	hostAt  time.Time // when host was read
 	proc    env.PidStat
 	procOK  bool
 	selfSec float64 // this process's user+sys CPU seconds
@@ -251,12 +253,12 @@ func (s *Sampler) read(at time.Time) reading {
 	r := reading{at: at, selfSec: selfCPUSeconds(), own: groupTicks(s.groups, s.exe)}
 	if b, err := os.ReadFile("/proc/" + strconv.Itoa(s.pid) + "/stat"); err == nil {
 		if st, err := env.ParsePidStat(b); err == nil {
-			r.proc, r.procOK = st, true
+			r.proc, r.procOK, r.procAt = st, true, time.Now()
 		}
 	}
 	if f, err := os.Open("/proc/stat"); err == nil {
 		if ps, err := env.ParseProcStat(f); err == nil {
-			r.host, r.hostOK = ps.All, true
+			r.host, r.hostOK, r.hostAt = ps.All, true, time.Now()
 		}
 		f.Close()
 	}
@@ -297,8 +299,12 @@ func (s *Sampler) sample(ctx context.Context, now time.Time) {
 		s.warnOnce(FlagPidReused, "pid %d was reused by another process at t=%.1fs", s.pid, x.T+x.Dur)
 	default:
 		if s.prev.procOK {
-			x.CPUUserPct = tickDelta(r.proc.UTime, s.prev.proc.UTime) / env.UserHZ / dt * 100
-			x.CPUSysPct = tickDelta(r.proc.STime, s.prev.proc.STime) / env.UserHZ / dt * 100
+			// Over the time between the two reads of the counters, not
+			// between the samples' stamps: a sampler preempted after its
+			// stamp (a loaded host) read more ticks than its interval held.
+			dp := between(r.procAt, s.prev.procAt, dt)
+			x.CPUUserPct = tickDelta(r.proc.UTime, s.prev.proc.UTime) / env.UserHZ / dp * 100
+			x.CPUSysPct = tickDelta(r.proc.STime, s.prev.proc.STime) / env.UserHZ / dp * 100
 		}
 		if f, err := os.Open("/proc/" + strconv.Itoa(s.pid) + "/status"); err == nil {
 			if st, err := env.ParsePidStatus(f); err == nil {
@@ -310,14 +316,27 @@ func (s *Sampler) sample(ctx context.Context, now time.Time) {
 	if r.hostOK && s.prev.hostOK {
 		d := r.host.Sub(s.prev.host)
 		busy := float64(d.BusyTicks())/env.UserHZ - max(0, r.selfSec-s.prev.selfSec) - ownDelta(r.own, s.prev.own)
-		x.HostCPUPct = max(0, busy) / dt * 100
-		x.HostStealPct = float64(d.Steal) / env.UserHZ / dt * 100
+		// As the process's: the host's ticks over the time between their
+		// reads (a test on a host at load 8 read 765% of one core on 2 CPUs
+		// when a stamp and its read were apart).
+		dh := between(r.hostAt, s.prev.hostAt, dt)
+		x.HostCPUPct = max(0, busy) / dh * 100
+		x.HostStealPct = float64(d.Steal) / env.UserHZ / dh * 100
 	}
 	if s.url != "" {
 		s.jvm(ctx, &x)
 	}
 	s.prev = r
 	s.samples = append(s.samples, x)
+}
+
+// between is the seconds from prev to cur, two reads of a counter; dt when
+// either read has no time.
+func between(cur, prev time.Time, dt float64) float64 {
+	if cur.IsZero() || prev.IsZero() || !cur.After(prev) {
+		return dt
+	}
+	return cur.Sub(prev).Seconds()
 }
 
 // tickDelta is the growth of a cumulative counter; one that went backwards
