@@ -26,7 +26,6 @@ import (
 // Without a JDK 21 it fails under CI=true (setup.sh must have installed it)
 // and is skipped elsewhere.
 func TestRunSmokeJEP491(t *testing.T) {
-	t.Parallel() // the two smoke runs of real JVMs overlap: their starts are mostly one thread each (CI time)
 	if testing.Short() {
 		t.Skip("starts JVMs")
 	}

@@ -62,7 +62,6 @@ func TestRunUsage(t *testing.T) {
 // TestRunSmokeSpring runs the io-bound smoke profile against the real
 // Spring Boot targets: three variants, real JVMs, real threads.
 func TestRunSmokeSpring(t *testing.T) {
-	t.Parallel() // the two smoke runs of real JVMs overlap: their starts are mostly one thread each (CI time)
 	if testing.Short() {
 		t.Skip("starts JVMs")
 	}
