@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -85,10 +84,7 @@ func TestDimensionPilot(t *testing.T) {
 		t.Skip("runs a pilot: 8 real trials of a command target, ~15 s")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "fakeserver")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/threadlab/threadlab/cmd/threadlab/internal/fakeserver").CombinedOutput(); err != nil {
-		t.Fatalf("go build fakeserver: %v\n%s", err, out)
-	}
+	bin := buildFakeServer(t, dir)
 	manifest := filepath.Join(dir, "pilot.yaml")
 	os.WriteFile(manifest, []byte(`name: pilot
 title: dimension pilot

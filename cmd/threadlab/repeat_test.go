@@ -19,10 +19,7 @@ func TestRunRepeat(t *testing.T) {
 		t.Skip("runs a command target twice, ~10 s")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "fakeserver")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/threadlab/threadlab/cmd/threadlab/internal/fakeserver").CombinedOutput(); err != nil {
-		t.Fatalf("go build fakeserver: %v\n%s", err, out)
-	}
+	bin := buildFakeServer(t, dir)
 	manifest := filepath.Join(dir, "rep.yaml")
 	os.WriteFile(manifest, []byte(`name: rep
 title: repeated runs
@@ -70,4 +67,15 @@ noise: {max_outside_pct: 100000}
 			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", c.why, code, e.String(), c.want)
 		}
 	}
+}
+
+// buildFakeServer builds the command target the pipeline tests run
+// (internal/fakeserver) into dir and returns its path.
+func buildFakeServer(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "fakeserver")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/threadlab/threadlab/cmd/threadlab/internal/fakeserver").CombinedOutput(); err != nil {
+		t.Fatalf("go build fakeserver: %v\n%s", err, out)
+	}
+	return bin
 }
