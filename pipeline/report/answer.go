@@ -53,9 +53,22 @@ func (v *runView) answer() string {
 				at = " at " + pointLabel(point, l.SweepKeys)
 			}
 			u := unitSuffix(l.Primary)
+			// Up to three others are named one by one; more read as a
+			// list nobody follows, so the runner-up is named and the
+			// rest given as a range.
 			var rest []string
-			for _, m := range ms[1:] {
-				rest = append(rest, m.name+" "+num(m.x)+u)
+			others := ms[1:]
+			if len(others) > 3 {
+				lo, hi := others[1].x, others[len(others)-1].x
+				if lo > hi {
+					lo, hi = hi, lo
+				}
+				rest = []string{others[0].name + " " + num(others[0].x) + u,
+					fmt.Sprintf("the other %d between %s and %s%s", len(others)-1, num(lo), num(hi), u)}
+			} else {
+				for _, m := range others {
+					rest = append(rest, m.name+" "+num(m.x)+u)
+				}
 			}
 			best := "highest"
 			if !higher {
