@@ -90,7 +90,10 @@ func start(t *testing.T, javaHome, jar string, props map[string]string) *target 
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pdeathsig: a test binary killed by its -timeout or by CI takes its
+	// JVMs with it instead of leaving them on the machine (the Cleanup
+	// below runs only when the test ends normally).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	began := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %q: %v", argv, err)
