@@ -94,8 +94,13 @@ func EstimateRun(m *experiments.Manifest, dataDir string) (Estimate, error) {
 	// cost the earlier run measured.
 	e.Costs.PauseS = manifestCosts.PauseS
 	// A window the manifest has since lengthened takes at least its new
-	// duration.
-	e.Costs.WindowS = max(e.Costs.WindowS, manifestCosts.WindowS)
+	// duration. A burst has no duration in the manifest (its window is the
+	// assumed DefaultBurstS): a measured burst window stands, or a burst
+	// of 0.86 s (boot-versions 20261201T194927Z) would be planned as 1 s
+	// of measurement and the dead time printed 4 points low.
+	if !e.Measured || !burst(m) {
+		e.Costs.WindowS = max(e.Costs.WindowS, manifestCosts.WindowS)
+	}
 	if m.Load.Warmup.Steady() {
 		// An earlier run's warm-up may have been a fixed one: an until-steady
 		// warm-up runs at least the rule's rounds and min.
@@ -106,6 +111,13 @@ func EstimateRun(m *experiments.Manifest, dataDir string) (Estimate, error) {
 	e.MaxWallS = e.Costs.FixedS + cells*float64(m.Forks.Max)*e.Costs.Fork(e.Iterations)
 	e.MeasureS = cells * float64(m.Forks.Min*e.Iterations) * e.Costs.WindowS
 	return e, nil
+}
+
+// burst says whether m's measured group is a burst, whose window the
+// manifest does not give.
+func burst(m *experiments.Manifest) bool {
+	g := m.Measured()
+	return g != nil && g.Model == "burst"
 }
 
 // fromManifest are the costs the manifest's durations imply.

@@ -211,3 +211,46 @@ func TestEstimateUntilSteady(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateBurstWindow: a burst's window is not in the manifest (1 s
+// assumed); a run that measured it plans with what it took, shorter or
+// longer. A timed window the manifest has since lengthened still wins.
+func TestEstimateBurstWindow(t *testing.T) {
+	tests := []struct {
+		why         string
+		load        string
+		measurement float64 // the past run's measurement stage over its 16 windows
+		want        float64
+	}{
+		{"a burst measured at 8/16 = 0.5 s: 0.5 s, not the assumed 1 s", `{model: burst, burst: 8, warmup: 2s, requests: [{path: /}]}`, 8, 0.5},
+		{"a burst measured at 24/16 = 1.5 s: 1.5 s", `{model: burst, burst: 8, warmup: 2s, requests: [{path: /}]}`, 24, 1.5},
+		{"a closed 3 s window measured at 0.5 s: the manifest's 3 s", `{model: closed, users: 2, duration: 3s, warmup: 2s, requests: [{path: /}]}`, 8, 3},
+	}
+	for _, tt := range tests {
+		data := t.TempDir()
+		writePastRun(t, data, "20261201T000000Z", "default")
+		dir := filepath.Join(data, "est", "20261201T000000Z")
+		var meta record.Meta
+		if err := record.ReadJSON(dir, record.RunFile, &meta); err != nil {
+			t.Fatal(err)
+		}
+		meta.Time.Stages["measurement"] = tt.measurement
+		if err := record.WriteJSON(dir, record.RunFile, meta); err != nil {
+			t.Fatal(err)
+		}
+		src := strings.Replace(estimateManifest, `{model: closed, users: 2, duration: 3s, warmup: 2s, requests: [{path: /}]}`, tt.load, 1)
+		src = strings.Replace(src, "sweep:\n  users: {load: users, values: [\"2\", \"4\"]}\n", "", 1)
+		src = strings.Replace(src, "  smoke: {forks: 1, iterations: 1, load: {duration: 1s}}\n", "  smoke: {forks: 1}\n", 1)
+		m, err := experiments.Parse("est.yaml", []byte(src), "")
+		if err != nil {
+			t.Fatalf("%s: %v", tt.why, err)
+		}
+		e, err := EstimateRun(m, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(e.Costs.WindowS-tt.want) > 1e-9 {
+			t.Errorf("%s: window %.3f s", tt.why, e.Costs.WindowS)
+		}
+	}
+}
