@@ -177,10 +177,11 @@ func closeCosts(a, b Costs) bool {
 		near(a.WindowS, b.WindowS) && near(a.PauseS, b.PauseS) && near(a.FixedS, b.FixedS)
 }
 
-// TestEstimateUntilSteady: an until-steady warm-up is planned at the
-// larger of min and the rule's 8 rounds (1 s each for a timed load), and
-// a variant with measure: cold has none: the per-fork warm-up is the
-// average over the variants. No earlier run: the manifest's numbers.
+// TestEstimateUntilSteady: with no earlier run an until-steady warm-up is
+// planned at the SteadyWarmupRounds (14) rounds the catalog's until-steady
+// runs took, 1 s each for a timed load, within min and max; a variant with
+// measure: cold has none: the per-fork warm-up is the average over the
+// variants.
 func TestEstimateUntilSteady(t *testing.T) {
 	tests := []struct {
 		why    string
@@ -188,9 +189,10 @@ func TestEstimateUntilSteady(t *testing.T) {
 		cold   bool
 		want   float64
 	}{
-		{"min below the 8 rounds: 8 rounds of 1 s", "{min: 5s, until: steady}", false, 8},
-		{"min above them: min", "{min: 12s, until: steady}", false, 12},
-		{"one of two variants cold: half of 8 s", "{until: steady}", true, 4},
+		{"min below the 14 rounds: 14 rounds of 1 s (not the rule's least, 8)", "{min: 5s, until: steady}", false, 14},
+		{"min above them: min", "{min: 20s, until: steady}", false, 20},
+		{"max below them: the warm-up stops at max", "{max: 10s, until: steady}", false, 10},
+		{"one of two variants cold: half of 14 s", "{until: steady}", true, 7},
 		{"fixed warm-up: its duration", "2s", false, 2},
 	}
 	for _, tt := range tests {
@@ -251,6 +253,44 @@ func TestEstimateBurstWindow(t *testing.T) {
 		}
 		if math.Abs(e.Costs.WindowS-tt.want) > 1e-9 {
 			t.Errorf("%s: window %.3f s", tt.why, e.Costs.WindowS)
+		}
+	}
+}
+
+// TestEstimateSteadyAfterFixedRun: an earlier run under a fixed warm-up
+// does not plan an until-steady one; an earlier until-steady run does.
+// The past run (writePastRun): 2.5 s warm-ups, 6.25 s per 3 s window.
+func TestEstimateSteadyAfterFixedRun(t *testing.T) {
+	tests := []struct {
+		why      string
+		pastWarm string // the past run's manifest load.warmup; "" for a fixed one
+		want     float64
+	}{
+		// 14 rounds x (1 s round + the window's 6.25 - 3 = 3.25 s drain) = 59.5 s, under the 60 s default max.
+		{"past run with a fixed warm-up: 14 rounds of 1 s plus each window's 3.25 s drain", "", 59.5},
+		// Its measured 2.5 s, raised to the rule's least: 8 rounds of 1 s.
+		{"past run until steady: what it measured, at least the rule's 8 rounds", "load:\n  warmup: {until: steady}\n", 8},
+	}
+	for _, tt := range tests {
+		data := t.TempDir()
+		writePastRun(t, data, "20261201T000000Z", "default")
+		if tt.pastWarm != "" {
+			dir := filepath.Join(data, "est", "20261201T000000Z")
+			if err := record.WriteFile(dir, record.ManifestFile, []byte("cooldown:\n  iteration: 500ms\n"+tt.pastWarm)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		src := strings.Replace(estimateManifest, "warmup: 2s", "warmup: {until: steady}", 1)
+		m, err := experiments.Parse("est.yaml", []byte(src), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := EstimateRun(m, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(e.Costs.WarmupS-tt.want) > 1e-9 {
+			t.Errorf("%s: warm-up %.2f s per fork, want %.2f", tt.why, e.Costs.WarmupS, tt.want)
 		}
 	}
 }
