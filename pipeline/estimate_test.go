@@ -153,13 +153,7 @@ func TestWindowOf(t *testing.T) {
 		{`{groups: [{name: a, model: closed, users: 1, duration: 2s, requests: [{path: /}]}, {name: b, model: open, rate: 5, start: 1s, duration: 4s, requests: [{path: /}]}]}`, 5, "the group that ends last, start offset included"},
 	}
 	for _, tt := range tests {
-		src := strings.Replace(estimateManifest, `{model: closed, users: 2, duration: 3s, warmup: 2s, requests: [{path: /}]}`, tt.load, 1)
-		src = strings.Replace(src, "sweep:\n  users: {load: users, values: [\"2\", \"4\"]}\n", "", 1)
-		src = strings.Replace(src, "  smoke: {forks: 1, iterations: 1, load: {duration: 1s}}\n", "  smoke: {forks: 1}\n", 1)
-		m, err := experiments.Parse("est.yaml", []byte(src), "")
-		if err != nil {
-			t.Fatalf("%s: %v", tt.why, err)
-		}
+		m := withLoad(t, tt.load)
 		c := Cells(m)[0]
 		groups, err := m.LoadGroups(c.Variant, c.Point)
 		if err != nil {
@@ -169,6 +163,20 @@ func TestWindowOf(t *testing.T) {
 			t.Errorf("%s: %v s, want %v s", tt.why, got, tt.want)
 		}
 	}
+}
+
+// withLoad is the estimate manifest with another load and no sweep: one
+// cell.
+func withLoad(t *testing.T, load string) *experiments.Manifest {
+	t.Helper()
+	src := strings.Replace(estimateManifest, `{model: closed, users: 2, duration: 3s, warmup: 2s, requests: [{path: /}]}`, load, 1)
+	src = strings.Replace(src, "sweep:\n  users: {load: users, values: [\"2\", \"4\"]}\n", "", 1)
+	src = strings.Replace(src, "  smoke: {forks: 1, iterations: 1, load: {duration: 1s}}\n", "  smoke: {forks: 1}\n", 1)
+	m, err := experiments.Parse("est.yaml", []byte(src), "")
+	if err != nil {
+		t.Fatalf("load %s: %v", load, err)
+	}
+	return m
 }
 
 func closeCosts(a, b Costs) bool {
@@ -240,13 +248,7 @@ func TestEstimateBurstWindow(t *testing.T) {
 		if err := record.WriteJSON(dir, record.RunFile, meta); err != nil {
 			t.Fatal(err)
 		}
-		src := strings.Replace(estimateManifest, `{model: closed, users: 2, duration: 3s, warmup: 2s, requests: [{path: /}]}`, tt.load, 1)
-		src = strings.Replace(src, "sweep:\n  users: {load: users, values: [\"2\", \"4\"]}\n", "", 1)
-		src = strings.Replace(src, "  smoke: {forks: 1, iterations: 1, load: {duration: 1s}}\n", "  smoke: {forks: 1}\n", 1)
-		m, err := experiments.Parse("est.yaml", []byte(src), "")
-		if err != nil {
-			t.Fatalf("%s: %v", tt.why, err)
-		}
+		m := withLoad(t, tt.load)
 		e, err := EstimateRun(m, data)
 		if err != nil {
 			t.Fatal(err)
