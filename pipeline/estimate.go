@@ -27,6 +27,13 @@ const (
 	DefaultBurstS = 1.0
 	// DefaultStopS is a target's shut-down (SIGTERM until it is gone).
 	DefaultStopS = 0.5
+	// SteadyWarmupRounds is the rounds per fork an until-steady warm-up
+	// is planned at until a run of the manifest measured one: the catalog's
+	// first until-steady runs took 12.4 (pool-sweep 20261201T181903Z),
+	// 13.7 (boot-versions 20261201T194927Z) and 26.4 (jep491-pinning
+	// 20261201T174903Z) rounds a fork on average; their median, rounded up.
+	// The rule's least, 8, planned pool-sweep at 28% dead; it ran 48%.
+	SteadyWarmupRounds = 14
 )
 
 // Costs are the seconds a run spends per fork and per iteration.
@@ -38,6 +45,8 @@ type Costs struct {
 	WindowS    float64 // one measured iteration (load.Run, drain included)
 	PauseS     float64 // between two iterations of a fork
 	FixedS     float64 // once per run: build, host check, services, report
+
+	steadyWarmup bool // WarmupS was measured under an until-steady warm-up
 }
 
 // Fork is the seconds of one fork of iterations measured windows.
@@ -93,19 +102,40 @@ func EstimateRun(m *experiments.Manifest, dataDir string) (Estimate, error) {
 	// The pause between iterations is a setting of this manifest, not a
 	// cost the earlier run measured.
 	e.Costs.PauseS = manifestCosts.PauseS
+	// What a timed window costs beyond its duration (drain, scrape): a
+	// warm-up round pays it too.
+	drain := max(0, e.Costs.WindowS-manifestCosts.WindowS)
 	// A window the manifest has since lengthened takes at least its new
-	// duration.
-	e.Costs.WindowS = max(e.Costs.WindowS, manifestCosts.WindowS)
+	// duration. A burst has no duration in the manifest (its window is the
+	// assumed DefaultBurstS): a measured burst window stands, or a burst
+	// of 0.86 s (boot-versions 20261201T194927Z) would be planned as 1 s
+	// of measurement and the dead time printed 4 points low.
+	if !e.Measured || !burst(m) {
+		e.Costs.WindowS = max(e.Costs.WindowS, manifestCosts.WindowS)
+	}
 	if m.Load.Warmup.Steady() {
-		// An earlier run's warm-up may have been a fixed one: an until-steady
-		// warm-up runs at least the rule's rounds and min.
-		e.Costs.WarmupS = max(e.Costs.WarmupS, manifestCosts.WarmupS)
+		// An until-steady warm-up runs at least the rule's rounds and min.
+		// Unless an until-steady run of this profile measured it, it is
+		// planned at the rounds such runs take (an earlier fixed warm-up
+		// says nothing about them).
+		least := manifestCosts.WarmupS
+		if !e.Costs.steadyWarmup {
+			least = max(least, typicalSteadyWarmupS(m, e.Costs, drain))
+		}
+		e.Costs.WarmupS = max(e.Costs.WarmupS, least)
 	}
 	cells := float64(len(e.Cells))
 	e.WallS = e.Costs.FixedS + cells*float64(m.Forks.Min)*e.Costs.Fork(e.Iterations)
 	e.MaxWallS = e.Costs.FixedS + cells*float64(m.Forks.Max)*e.Costs.Fork(e.Iterations)
 	e.MeasureS = cells * float64(m.Forks.Min*e.Iterations) * e.Costs.WindowS
 	return e, nil
+}
+
+// burst says whether m's measured group is a burst, whose window the
+// manifest does not give.
+func burst(m *experiments.Manifest) bool {
+	g := m.Measured()
+	return g != nil && g.Model == "burst"
 }
 
 // fromManifest are the costs the manifest's durations imply.
@@ -145,13 +175,35 @@ func warmupS(m *experiments.Manifest) float64 {
 		}
 		per = max(per, 8*round)
 	}
+	return per * warmShare(m)
+}
+
+// typicalSteadyWarmupS is an until-steady warm-up planned before a run
+// measured one: SteadyWarmupRounds rounds, each a burst (its window and
+// the pause after it) or a timed round with the window's drain, at least
+// min and at most max, averaged over the variants as warmupS.
+func typicalSteadyWarmupS(m *experiments.Manifest, c Costs, drain float64) float64 {
+	w := m.Load.Warmup
+	if w.Max <= 0 || len(m.Variants) == 0 {
+		return 0
+	}
+	round := c.WindowS + c.PauseS
+	if !burst(m) {
+		round = min(experiments.DefaultWarmupRound, w.Max).Seconds() + drain
+	}
+	per := min(max(SteadyWarmupRounds*round, w.Min.Seconds()), w.Max.Seconds())
+	return per * warmShare(m)
+}
+
+// warmShare is the share of m's variants that warm up (not measure: cold).
+func warmShare(m *experiments.Manifest) float64 {
 	warm := 0
 	for _, v := range m.Variants {
 		if v.Measure != experiments.MeasureCold {
 			warm++
 		}
 	}
-	return per * float64(warm) / float64(len(m.Variants))
+	return float64(warm) / float64(len(m.Variants))
 }
 
 // windowOf is how long one iteration's load runs: its longest group.
@@ -241,6 +293,7 @@ func measuredCosts(dir string, meta record.Meta) (Costs, bool) {
 	if d, err := time.ParseDuration(m.CoolDown.Iteration); err == nil {
 		c.PauseS = d.Seconds()
 	}
+	c.steadyWarmup = m.Load.Warmup.Until == experiments.UntilSteady
 	between := float64(max(windows-runs, 0)) * c.PauseS
 	c.ForkPauseS = max(0, st[tCoolDowns]-between) / float64(runs)
 	return c, true

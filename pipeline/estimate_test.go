@@ -153,13 +153,7 @@ func TestWindowOf(t *testing.T) {
 		{`{groups: [{name: a, model: closed, users: 1, duration: 2s, requests: [{path: /}]}, {name: b, model: open, rate: 5, start: 1s, duration: 4s, requests: [{path: /}]}]}`, 5, "the group that ends last, start offset included"},
 	}
 	for _, tt := range tests {
-		src := strings.Replace(estimateManifest, `{model: closed, users: 2, duration: 3s, warmup: 2s, requests: [{path: /}]}`, tt.load, 1)
-		src = strings.Replace(src, "sweep:\n  users: {load: users, values: [\"2\", \"4\"]}\n", "", 1)
-		src = strings.Replace(src, "  smoke: {forks: 1, iterations: 1, load: {duration: 1s}}\n", "  smoke: {forks: 1}\n", 1)
-		m, err := experiments.Parse("est.yaml", []byte(src), "")
-		if err != nil {
-			t.Fatalf("%s: %v", tt.why, err)
-		}
+		m := withLoad(t, tt.load)
 		c := Cells(m)[0]
 		groups, err := m.LoadGroups(c.Variant, c.Point)
 		if err != nil {
@@ -171,16 +165,31 @@ func TestWindowOf(t *testing.T) {
 	}
 }
 
+// withLoad is the estimate manifest with another load and no sweep: one
+// cell.
+func withLoad(t *testing.T, load string) *experiments.Manifest {
+	t.Helper()
+	src := strings.Replace(estimateManifest, `{model: closed, users: 2, duration: 3s, warmup: 2s, requests: [{path: /}]}`, load, 1)
+	src = strings.Replace(src, "sweep:\n  users: {load: users, values: [\"2\", \"4\"]}\n", "", 1)
+	src = strings.Replace(src, "  smoke: {forks: 1, iterations: 1, load: {duration: 1s}}\n", "  smoke: {forks: 1}\n", 1)
+	m, err := experiments.Parse("est.yaml", []byte(src), "")
+	if err != nil {
+		t.Fatalf("load %s: %v", load, err)
+	}
+	return m
+}
+
 func closeCosts(a, b Costs) bool {
 	near := func(x, y float64) bool { return math.Abs(x-y) < 1e-9 }
 	return near(a.StartS, b.StartS) && near(a.WarmupS, b.WarmupS) && near(a.StopS, b.StopS) && near(a.ForkPauseS, b.ForkPauseS) &&
 		near(a.WindowS, b.WindowS) && near(a.PauseS, b.PauseS) && near(a.FixedS, b.FixedS)
 }
 
-// TestEstimateUntilSteady: an until-steady warm-up is planned at the
-// larger of min and the rule's 8 rounds (1 s each for a timed load), and
-// a variant with measure: cold has none: the per-fork warm-up is the
-// average over the variants. No earlier run: the manifest's numbers.
+// TestEstimateUntilSteady: with no earlier run an until-steady warm-up is
+// planned at the SteadyWarmupRounds (14) rounds the catalog's until-steady
+// runs took, 1 s each for a timed load, within min and max; a variant with
+// measure: cold has none: the per-fork warm-up is the average over the
+// variants.
 func TestEstimateUntilSteady(t *testing.T) {
 	tests := []struct {
 		why    string
@@ -188,9 +197,10 @@ func TestEstimateUntilSteady(t *testing.T) {
 		cold   bool
 		want   float64
 	}{
-		{"min below the 8 rounds: 8 rounds of 1 s", "{min: 5s, until: steady}", false, 8},
-		{"min above them: min", "{min: 12s, until: steady}", false, 12},
-		{"one of two variants cold: half of 8 s", "{until: steady}", true, 4},
+		{"min below the 14 rounds: 14 rounds of 1 s (not the rule's least, 8)", "{min: 5s, until: steady}", false, 14},
+		{"min above them: min", "{min: 20s, until: steady}", false, 20},
+		{"max below them: the warm-up stops at max", "{max: 10s, until: steady}", false, 10},
+		{"one of two variants cold: half of 14 s", "{until: steady}", true, 7},
 		{"fixed warm-up: its duration", "2s", false, 2},
 	}
 	for _, tt := range tests {
@@ -208,6 +218,81 @@ func TestEstimateUntilSteady(t *testing.T) {
 		}
 		if e.Costs.WarmupS != tt.want {
 			t.Errorf("%s: warm-up %.1f s per fork, want %.1f", tt.why, e.Costs.WarmupS, tt.want)
+		}
+	}
+}
+
+// TestEstimateBurstWindow: a burst's window is not in the manifest (1 s
+// assumed); a run that measured it plans with what it took, shorter or
+// longer. A timed window the manifest has since lengthened still wins.
+func TestEstimateBurstWindow(t *testing.T) {
+	tests := []struct {
+		why         string
+		load        string
+		measurement float64 // the past run's measurement stage over its 16 windows
+		want        float64
+	}{
+		{"a burst measured at 8/16 = 0.5 s: 0.5 s, not the assumed 1 s", `{model: burst, burst: 8, warmup: 2s, requests: [{path: /}]}`, 8, 0.5},
+		{"a burst measured at 24/16 = 1.5 s: 1.5 s", `{model: burst, burst: 8, warmup: 2s, requests: [{path: /}]}`, 24, 1.5},
+		{"a closed 3 s window measured at 0.5 s: the manifest's 3 s", `{model: closed, users: 2, duration: 3s, warmup: 2s, requests: [{path: /}]}`, 8, 3},
+	}
+	for _, tt := range tests {
+		data := t.TempDir()
+		writePastRun(t, data, "20261201T000000Z", "default")
+		dir := filepath.Join(data, "est", "20261201T000000Z")
+		var meta record.Meta
+		if err := record.ReadJSON(dir, record.RunFile, &meta); err != nil {
+			t.Fatal(err)
+		}
+		meta.Time.Stages["measurement"] = tt.measurement
+		if err := record.WriteJSON(dir, record.RunFile, meta); err != nil {
+			t.Fatal(err)
+		}
+		m := withLoad(t, tt.load)
+		e, err := EstimateRun(m, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(e.Costs.WindowS-tt.want) > 1e-9 {
+			t.Errorf("%s: window %.3f s", tt.why, e.Costs.WindowS)
+		}
+	}
+}
+
+// TestEstimateSteadyAfterFixedRun: an earlier run under a fixed warm-up
+// does not plan an until-steady one; an earlier until-steady run does.
+// The past run (writePastRun): 2.5 s warm-ups, 6.25 s per 3 s window.
+func TestEstimateSteadyAfterFixedRun(t *testing.T) {
+	tests := []struct {
+		why      string
+		pastWarm string // the past run's manifest load.warmup; "" for a fixed one
+		want     float64
+	}{
+		// 14 rounds x (1 s round + the window's 6.25 - 3 = 3.25 s drain) = 59.5 s, under the 60 s default max.
+		{"past run with a fixed warm-up: 14 rounds of 1 s plus each window's 3.25 s drain", "", 59.5},
+		// Its measured 2.5 s, raised to the rule's least: 8 rounds of 1 s.
+		{"past run until steady: what it measured, at least the rule's 8 rounds", "load:\n  warmup: {until: steady}\n", 8},
+	}
+	for _, tt := range tests {
+		data := t.TempDir()
+		writePastRun(t, data, "20261201T000000Z", "default")
+		if tt.pastWarm != "" {
+			dir := filepath.Join(data, "est", "20261201T000000Z")
+			if err := record.WriteFile(dir, record.ManifestFile, []byte("cooldown:\n  iteration: 500ms\n"+tt.pastWarm)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		src := strings.Replace(estimateManifest, "warmup: 2s", "warmup: {until: steady}", 1)
+		m, err := experiments.Parse("est.yaml", []byte(src), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := EstimateRun(m, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(e.Costs.WarmupS-tt.want) > 1e-9 {
+			t.Errorf("%s: warm-up %.2f s per fork, want %.2f", tt.why, e.Costs.WarmupS, tt.want)
 		}
 	}
 }

@@ -48,9 +48,10 @@ type methodInfo struct {
 		ID    string      `yaml:"id"`
 		Check stats.Check `yaml:"check"`
 		Seed  *struct {
-			Value *float64 `yaml:"value"`
-			From  string   `yaml:"from"`
-			Point string   `yaml:"point"`
+			Value  *float64 `yaml:"value"`
+			Scaled *float64 `yaml:"scaled"`
+			From   string   `yaml:"from"`
+			Point  string   `yaml:"point"`
 		} `yaml:"seed"`
 	} `yaml:"claims"`
 }
@@ -81,9 +82,10 @@ type loadGroup struct {
 // seedFigure is a seed write-up's number for a claim (experiments.SeedFigure);
 // Value is NaN when the write-up gave none.
 type seedFigure struct {
-	Value float64
-	From  string
-	Point string // our comparable unit, "" for the deciding one
+	Value  float64
+	From   string
+	Point  string   // our comparable unit, "" for the deciding one
+	Scaled *float64 // the figure at this profile's scale, nil when the manifest gives none (seedtable.go)
 }
 
 // readMethod decodes the manifest for the Method section and the claims'
@@ -111,7 +113,7 @@ func (mi *methodInfo) seeds() map[string]seedFigure {
 			if c.Seed.Value != nil {
 				v = *c.Seed.Value
 			}
-			out[c.ID] = seedFigure{v, c.Seed.From, c.Seed.Point}
+			out[c.ID] = seedFigure{v, c.Seed.From, c.Seed.Point, c.Seed.Scaled}
 		}
 	}
 	return out
@@ -484,7 +486,7 @@ func because(x record.Verdict, seed seedFigure) string {
 		s = "no figures recorded"
 	}
 	if seed.From != "" || seed.Value != 0 {
-		s += "; the seed: " + seedNum(seed.Value) + " (" + strings.TrimRight(seed.From, ".") + ")"
+		s += "; the seed: " + seedNum(seed.Value) + seed.scaledNote() + " (" + strings.TrimRight(seed.From, ".") + ")"
 	}
 	return s
 }

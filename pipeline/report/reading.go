@@ -74,6 +74,7 @@ func readClaim(x record.Verdict, c *stats.Check, seed seedFigure) reading {
 		if !compare && c != nil && !math.IsNaN(seed.Value) {
 			r.Seed += unitSuffix(c.Metric)
 		}
+		r.Seed += seed.scaledNote()
 		if p := comparablePoint(x, seed.Point); p != "" {
 			r.Seed += "; ours at the comparable point " + p
 		}

@@ -41,7 +41,7 @@ func (v *runView) reproduction(vs []record.Verdict, inventory []seeds.Claim) {
 		}
 		sf, hasSeed := v.seeds[x.ID]
 		if hasSeed {
-			r.Seed = seedNum(sf.Value)
+			r.Seed = seedNum(sf.Value) + sf.scaledNote()
 			if sf.From != "" {
 				r.Seed += " (" + strings.TrimRight(sf.From, ".") + ")"
 			}

@@ -214,3 +214,15 @@ func (t *seedTable) markdown() []byte {
 	b.WriteString("\nFrom the write-up: " + mdText(strings.Join(t.Sources, "; ")) + ".\n\n")
 	return []byte(b.String())
 }
+
+// scaledNote is the seed's figure scaled to this run's load, where the
+// manifest gives one (seed.scaled: the write-up's 1,000 threads for 1,000
+// requests are 600 for our 600), written beside the seed's own figure and
+// labelled so the two are never read as one: ", scaled to this run's load:
+// 600". Empty when the manifest gives none or it equals the seed's.
+func (s seedFigure) scaledNote() string {
+	if s.Scaled == nil || *s.Scaled == s.Value {
+		return ""
+	}
+	return ", scaled to this run's load: " + num(*s.Scaled)
+}

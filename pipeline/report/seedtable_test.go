@@ -158,3 +158,24 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+// TestScaledNote: a claim's seed.scaled is written beside the seed's own
+// figure, labelled, and only where the manifest gives one that differs.
+func TestScaledNote(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	tests := []struct {
+		seed seedFigure
+		want string
+		why  string
+	}{
+		{seedFigure{Value: 3.99, Scaled: f(2)}, ", scaled to this run's load: 2.00", "pool-sweep: the seed's 3.99 at pool 800 is 2 at our pool 20"},
+		{seedFigure{Value: 1000, Scaled: f(600)}, ", scaled to this run's load: 600", "io-bound: 1,000 threads for 1,000 requests are 600 for our 600"},
+		{seedFigure{Value: 1.83}, "", "no seed.scaled in the manifest: nothing to add"},
+		{seedFigure{Value: 2, Scaled: f(2)}, "", "scaled equals the seed's figure: saying it twice adds nothing"},
+	}
+	for _, tt := range tests {
+		if got := tt.seed.scaledNote(); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.why, got, tt.want)
+		}
+	}
+}

@@ -423,7 +423,7 @@ func (v *runView) verdicts() error {
 		}
 		row.Numbers = strings.Join(nums, ", ")
 		if sf, ok := v.seeds[x.ID]; ok {
-			row.Seed = "The write-up's figure: " + seedNum(sf.Value)
+			row.Seed = "The write-up's figure: " + seedNum(sf.Value) + sf.scaledNote()
 			if sf.From != "" {
 				row.Seed += " (" + strings.TrimRight(sf.From, ".") + ")"
 			}
