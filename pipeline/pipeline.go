@@ -128,6 +128,8 @@ type State struct {
 	affWarned     map[string]bool
 
 	hosts *hostRun // a multi-host run's connections; nil on one machine (hosts.go)
+
+	settledOnce bool // settle ran (before the report); the next keeps its finish time
 }
 
 // Warn records a warning for the report and the log.
@@ -324,7 +326,17 @@ func runStage(ctx context.Context, st Stage, s *State) (err error) {
 }
 
 // settle records how the run ended.
+// Settled once before the report and again after it: the second keeps
+// the first's finish time when the state did not change, so run.json says
+// what the report shows and a re-render gives the same page.
 func (s *State) settle(ctx context.Context, runErr error) {
+	was, finished := s.Meta.State, s.Meta.Finished
+	defer func() {
+		if s.settledOnce && s.Meta.State == was && finished != "" {
+			s.Meta.Finished = finished
+		}
+		s.settledOnce = true
+	}()
 	s.Meta.Finished = time.Now().UTC().Format(time.RFC3339)
 	switch {
 	case runErr == nil:
