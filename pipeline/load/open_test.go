@@ -186,30 +186,17 @@ type arrivals struct {
 	inflight int
 }
 
-func (a *arrivals) count(from, to time.Duration) int {
+// window returns how many requests arrived between from and to, and the
+// most in the server at once that one of them saw.
+func (a *arrivals) window(from, to time.Duration) (n, peak int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	n := 0
-	for _, d := range a.at {
-		if d >= from && d < to {
-			n++
-		}
-	}
-	return n
-}
-
-// peak is the most requests in the server at once, seen by an arrival
-// between from and to.
-func (a *arrivals) peak(from, to time.Duration) int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	p := 0
 	for i, d := range a.at {
 		if d >= from && d < to {
-			p = max(p, a.inside[i])
+			n, peak = n+1, max(peak, a.inside[i])
 		}
 	}
-	return p
+	return n, peak
 }
 
 func arrivalServer(t *testing.T, delay time.Duration) (*httptest.Server, *arrivals) {
@@ -244,8 +231,8 @@ func TestRampUsers(t *testing.T) {
 	probe := startLagProbe(t)
 	g := run(t, srv.URL, Group{Model: Ramp, Requests: get("/"), Stages: []Stage{
 		{Duration: 300 * time.Millisecond, Users: 1}, {Duration: 300 * time.Millisecond, Users: 5}}}).Groups[0]
-	first, second := a.count(0, 280*time.Millisecond), a.count(320*time.Millisecond, 600*time.Millisecond)
-	one, five := a.peak(0, 280*time.Millisecond), a.peak(320*time.Millisecond, 600*time.Millisecond)
+	first, one := a.window(0, 280*time.Millisecond)
+	second, five := a.window(320*time.Millisecond, 600*time.Millisecond)
 	t.Logf("arrivals %d then %d, at most %d then %d in the server at once", first, second, one, five)
 	if one != 1 || five != 5 || g.Errors != 0 {
 		t.Errorf("%d then %d requests in the server at once, errors %d: want 1 user, then 5", one, five, g.Errors)
@@ -271,7 +258,7 @@ func TestRampRateSmooth(t *testing.T) {
 	if g.Requests < 195 || g.Requests > 201 || math.Abs(g.AskedRate-200) > 1 {
 		t.Errorf("requests=%d asked=%.1f, want 200 and a mean asked rate of 200/s", g.Requests, g.AskedRate)
 	}
-	if h := a.count(0, 500*time.Millisecond); h < 40 || h > 60 {
+	if h, _ := a.window(0, 500*time.Millisecond); h < 40 || h > 60 {
 		t.Errorf("%d arrivals in the first half, want ~50", h)
 	}
 }
