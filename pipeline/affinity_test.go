@@ -15,6 +15,7 @@ import (
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline"
+	"github.com/threadlab/threadlab/pipeline/console"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
 
@@ -104,7 +105,7 @@ pinning: {target: %[3]q, services: %[2]q}
 		t.Errorf("no warning about the re-pinned target; warnings: %q", r.Meta.Warnings)
 	}
 	var sum bytes.Buffer
-	if err := pipeline.Summary(&sum, s.Dir); err != nil {
+	if err := console.Summary(&sum, s.Dir); err != nil {
 		t.Fatal(err)
 	}
 	want := fmt.Sprintf("target: asked %s, read back %s in 1 process; asked %s, read back %s in 1 process (MISMATCH)", last, last, last, first)

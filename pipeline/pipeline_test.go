@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/console"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
 
@@ -175,7 +176,7 @@ func TestRunEndToEnd(t *testing.T) {
 		t.Error("no report rendered")
 	}
 	var sum strings.Builder
-	if err := Summary(&sum, s.Dir); err != nil || !strings.Contains(sum.String(), "supported") {
+	if err := console.Summary(&sum, s.Dir); err != nil || !strings.Contains(sum.String(), "supported") {
 		t.Errorf("summary: %v\n%s", err, sum.String())
 	}
 }

@@ -207,21 +207,18 @@ func (r *replication) serviceGroup(pidFile string) int {
 	return 0
 }
 
-// Wall-clock buckets of run.json's time.stages_s.
+// Wall-clock buckets of run.json's time.stages_s (record owns the names).
 const (
-	tSetup     = "setup" // host check, fingerprint, services
-	tBuild     = "build"
-	tStarts    = "starts"
-	tWarmups   = "warm-ups"
-	tCoolDowns = "cool-downs"
-	tMeasure   = "measurement"
-	tStops     = "stops"
-	tFinishing = "finishing"
-	tOther     = "other" // inside the trials stage: writing data, evaluating claims between rounds
+	tSetup     = record.StageSetup
+	tBuild     = record.StageBuild
+	tStarts    = record.StageStarts
+	tWarmups   = record.StageWarmups
+	tCoolDowns = record.StageCoolDowns
+	tMeasure   = record.StageMeasure
+	tStops     = record.StageStops
+	tFinishing = record.StageFinishing
+	tOther     = record.StageOther
 )
-
-// Buckets in the order the terminal summary names them.
-var clockOrder = []string{tMeasure, tStarts, tWarmups, tCoolDowns, tStops, tBuild, tSetup, tFinishing, tOther}
 
 // spent adds d to a bucket of the wall clock (the trials stage splits its
 // own time this way; stageDone books the rest of it as other).
@@ -277,26 +274,6 @@ func (r *replication) bookedBefore(b string) float64 { return r.before[b] }
 func (r *replication) snapshot(w *record.WallClock) { r.before = maps.Clone(w.Stages) }
 
 func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
-
-// DeadTime is the terminal summary's line about where the wall time went:
-// "measured 180 s of 403 s wall (45%); starts 31%, warm-ups 12%, ...".
-func DeadTime(w *record.WallClock) string {
-	if w == nil || w.Wall <= 0 {
-		return ""
-	}
-	var parts []string
-	for _, b := range clockOrder[1:] {
-		if x := w.Stages[b]; x >= 0.005*w.Wall {
-			parts = append(parts, fmt.Sprintf("%s %.0f%%", b, 100*x/w.Wall))
-		}
-	}
-	line := fmt.Sprintf("measured %.0f s of %.0f s wall (%.0f%%); dead time %.0f%% (wall time outside measurement; the catalog's goal is 35%% or less)",
-		w.Measured, w.Wall, 100*w.Measured/w.Wall, 100-100*w.Measured/w.Wall)
-	if len(parts) > 0 {
-		line += ": " + strings.Join(parts, ", ")
-	}
-	return line
-}
 
 // forksText is how run.json states the fork plan.
 func forksText(m *experiments.Manifest) string { return m.Forks.String() }

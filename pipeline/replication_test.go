@@ -21,6 +21,7 @@ import (
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline"
+	"github.com/threadlab/threadlab/pipeline/console"
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/telemetry"
@@ -67,7 +68,7 @@ func runRep(t *testing.T, m *experiments.Manifest, p pipeline.Progress) (*record
 		t.Fatal(err)
 	}
 	var sum bytes.Buffer
-	if err := pipeline.Summary(&sum, s.Dir); err != nil {
+	if err := console.Summary(&sum, s.Dir); err != nil {
 		t.Fatal(err)
 	}
 	return r, sum.String()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline"
+	"github.com/threadlab/threadlab/pipeline/console"
 	"github.com/threadlab/threadlab/pipeline/dimension"
 	"github.com/threadlab/threadlab/pipeline/stats"
 )
@@ -81,7 +82,7 @@ func runPilot(ctx context.Context, manifest, profile, dataDir, targetsDir string
 	s, err := pipeline.Run(ctx, m, pipeline.Options{
 		DataDir: dataDir, ReportsDir: reports, TargetsDir: targetsDir,
 		RunID: id, Command: "threadlab dimension --profile " + profile + " " + manifest, Log: stderr,
-		Progress: &pipeline.Lines{W: stderr},
+		Progress: pipeline.Show(&console.Lines{W: stderr}),
 	})
 	if err != nil {
 		return "", fmt.Errorf("pilot run: %w", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/internal/yamlpos"
 	"github.com/threadlab/threadlab/pipeline"
+	"github.com/threadlab/threadlab/pipeline/console"
 	"golang.org/x/term"
 )
 
@@ -112,13 +113,13 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if !*quiet {
 		if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-			opt.Progress = &pipeline.Bar{W: stderr, ETA: eta}
+			opt.Progress = pipeline.Show(&console.Bar{W: stderr, ETA: eta})
 			opt.Log = io.Discard
 			if f, ok := stderr.(*os.File); ok && !term.IsTerminal(int(f.Fd())) {
 				opt.Log = stderr
 			}
 		} else {
-			opt.Progress = &pipeline.Lines{W: stdout, ETA: eta}
+			opt.Progress = pipeline.Show(&console.Lines{W: stdout, ETA: eta})
 		}
 	}
 	var dirs []string
@@ -128,7 +129,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		s, err := pipeline.Run(ctx, m, opt)
 		if s != nil {
-			if serr := pipeline.Summary(stdout, s.Dir); serr != nil {
+			if serr := console.Summary(stdout, s.Dir); serr != nil {
 				fmt.Fprintf(stderr, "summary: %v\n", serr)
 			}
 			fmt.Fprintf(stdout, "\ndata:   %s\n", s.Dir)

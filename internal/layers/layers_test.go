@@ -32,7 +32,7 @@ var layers = []layer{
 	{"statistics", []string{"pipeline/stats", "pipeline/steady", "pipeline/dimension"}},
 	{"the manifest", []string{"experiments", "experiments/seeds"}},
 	{"reading runs", []string{"pipeline/verdicts", "pipeline/diff", "pipeline/across"}},
-	{"rendering", []string{"pipeline/report"}},
+	{"rendering", []string{"pipeline/report", "pipeline/console"}},
 	{"the orchestrator", []string{"pipeline"}},
 	{"the CLI", []string{"cmd/threadlab"}},
 }

@@ -33,7 +33,6 @@ import (
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
 	"github.com/threadlab/threadlab/pipeline/verdicts"
-	"gopkg.in/yaml.v3"
 )
 
 // Options choose what Runs compares. Zero values mean defaults.
@@ -322,8 +321,10 @@ func manifestChanges(a, b []byte) []string {
 	if len(a) == 0 || len(b) == 0 {
 		return nil
 	}
-	var ma, mb map[string]any
-	if yaml.Unmarshal(a, &ma) != nil || yaml.Unmarshal(b, &mb) != nil {
+	ia, _ := record.ParseManifestInfo(a) // a field of another type still gives Keys
+	ib, _ := record.ParseManifestInfo(b)
+	ma, mb := ia.Keys, ib.Keys
+	if ma == nil || mb == nil {
 		if string(a) != string(b) {
 			return []string{"(unparsable YAML)"}
 		}

@@ -79,33 +79,56 @@ func TestCoordinatedOmission(t *testing.T) {
 	}
 	const period, freeze = 1500 * time.Millisecond, 300 * time.Millisecond
 	srv := freezer(t, period, freeze)
+	probe := startLagProbe(t)
 	open := run(t, srv.URL, Group{Model: Open, Rate: 200, Duration: 2 * period, Requests: get("/")}).Groups[0]
 	closed := run(t, srv.URL, Group{Model: Closed, Users: 10, Duration: 2 * period, Requests: get("/")}).Groups[0]
 	t.Logf("open:   n=%d p50=%.2fms p90=%.1fms p99=%.1fms max=%.1fms late=%.2f%%",
 		open.Requests, open.QuantileMs(50), open.QuantileMs(90), open.QuantileMs(99), open.MaxMs(), open.LatePct)
 	t.Logf("closed: n=%d p50=%.2fms p90=%.1fms p99=%.1fms max=%.1fms",
 		closed.Requests, closed.QuantileMs(50), closed.QuantileMs(90), closed.QuantileMs(99), closed.MaxMs())
-	if p := open.QuantileMs(99); p < 200 || p > 320 {
+	// A busy machine only adds latency, so the lower bounds hold at any load.
+	if p := open.QuantileMs(99); p < 200 {
 		t.Errorf("open p99 = %.1fms, want ~285ms: the freezes must show", p)
 	}
-	if p := open.QuantileMs(90); p < 80 || p > 220 {
+	if p := open.QuantileMs(90); p < 80 {
 		t.Errorf("open p90 = %.1fms, want ~150ms", p)
 	}
 	if open.Errors != 0 || closed.Errors != 0 {
 		t.Errorf("errors: open %v closed %v", open.ErrorsByClass, closed.ErrorsByClass)
 	}
+	if closed.MaxMs() < 200 {
+		t.Errorf("closed max %.1fms: the freeze should still show in the max", closed.MaxMs())
+	}
+	// Its scheduling lag lifts the closed model's p99 too (195 ms at load
+	// 12, where open's p99 was 315 ms), hiding the contrast checked here.
+	probe.skipIfBusy(t, 500*time.Microsecond, "the upper bounds and the closed model's low p99")
+	if p := open.QuantileMs(99); p > 320 {
+		t.Errorf("open p99 = %.1fms, want ~285ms", p)
+	}
+	if p := open.QuantileMs(90); p > 220 {
+		t.Errorf("open p90 = %.1fms, want ~150ms", p)
+	}
 	// The bias: same server, same freezes, p99 an order of magnitude lower.
 	if closed.QuantileMs(99) > open.QuantileMs(99)/10 {
 		t.Errorf("closed p99 %.1fms vs open %.1fms: expected the closed model to hide the freezes", closed.QuantileMs(99), open.QuantileMs(99))
-	}
-	if closed.MaxMs() < 200 {
-		t.Errorf("closed max %.1fms: the freeze should still show in the max", closed.MaxMs())
 	}
 }
 
 // TestAccuracy: the server sleeps exactly 50 ms (a nanosleep on its own
 // thread; a Go timer could oversleep by up to a millisecond when the
-// process is idle), so p50 must be 50 ms within 1 ms at moderate load.
+// process is idle), so p50 must be 50 ms within 1 ms on a quiet machine.
+//
+// On a busy one every wake-up in a request's path comes late, so the bound
+// is widened by the scheduling lag measured during the run: 4 x its mean,
+// one per wake-up on the open model's path (dispatcher, worker, server,
+// answer). Measured on this 2-core VM: quiet, lag ~0.09 ms and p50 50.3 to
+// 50.8 ms; with 3 busy processes per core, lag 0.5-0.8 ms and p50 up to
+// 51.0 ms; with 6 (load 12), lag 1.2-2.4 ms and an open p50 of 54-60 ms,
+// past any bound worth asserting, so above 0.5 ms of lag the p50 bound is
+// skipped with the measurement. What holds at any load is checked first:
+// no latency below the server's 50 ms (it is timed from the intended
+// send, which is never after the real one), no errors, and, for the closed
+// users, Little's law: n requests of mean latency L fit in users x wall.
 func TestAccuracy(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ts := unix.NsecToTimespec(int64(50 * time.Millisecond))
@@ -113,38 +136,67 @@ func TestAccuracy(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
+	const users = 5
+	probe := startLagProbe(t)
 	res := run(t, srv.URL,
-		Group{Name: "closed", Model: Closed, Users: 5, Duration: time.Second, Requests: get("/")},
+		Group{Name: "closed", Model: Closed, Users: users, Duration: time.Second, Requests: get("/")},
 		Group{Name: "open", Model: Open, Rate: 100, Duration: time.Second, Requests: get("/")})
 	for _, g := range res.Groups {
-		p50 := g.QuantileMs(50)
-		t.Logf("%s: n=%d p50=%.3fms p99=%.3fms", g.Name, g.Requests, p50, g.QuantileMs(99))
-		if p50 < 50 || p50 > 51 {
-			t.Errorf("%s: p50 = %.3fms, want 50..51ms", g.Name, p50)
+		t.Logf("%s: n=%d min=%.3fms p50=%.3fms p99=%.3fms late=%.0f%%", g.Name, g.Requests,
+			float64(g.Latency.Min())/1000, g.QuantileMs(50), g.QuantileMs(99), g.LatePct)
+		if g.Requests == 0 || g.Errors != 0 {
+			t.Fatalf("%s: requests=%d errors=%v, want answers and no errors", g.Name, g.Requests, g.ErrorsByClass)
 		}
-		if g.Requests < 80 {
-			t.Errorf("%s: only %d requests", g.Name, g.Requests)
+		// Min is the top of the lowest bucket, so it is >= the true minimum.
+		if m := g.Latency.Min(); m < 50000 {
+			t.Errorf("%s: a latency of %dus, below the server's 50ms sleep", g.Name, m)
 		}
+	}
+	closed, open := res.Groups[0], res.Groups[1]
+	// Little's law with 1% for the histogram's rounding of the mean.
+	if busy := float64(closed.Requests) * closed.Latency.Mean(); busy > 1.01*users*float64(closed.Wall.Microseconds()) {
+		t.Errorf("closed: %d requests x mean %.3fms = %.0fms of waiting, more than %d users x wall %v hold",
+			closed.Requests, closed.Latency.Mean()/1000, busy/1000, users, closed.Wall)
+	}
+	// 100/s for 1 s: 100 sends are due, and nothing caps them in flight.
+	if open.Requests < 95 || open.Missed != 0 {
+		t.Errorf("open: %d requests, %d missed, want the 100 due at 100/s", open.Requests, open.Missed)
+	}
+
+	probe.skipIfBusy(t, 500*time.Microsecond, "p50 within 1ms of 50ms (plus 4x the lag)")
+	limit := 51 + 4*float64(probe.mean())/1e6
+	for _, g := range res.Groups {
+		if p50 := g.QuantileMs(50); p50 > limit {
+			t.Errorf("%s: p50 = %.3fms, want 50..%.3fms", g.Name, p50, limit)
+		}
+	}
+	// At 5 users x 1 s / 50 ms, a quiet machine answers ~100.
+	if closed.Requests < 80 {
+		t.Errorf("closed: only %d requests", closed.Requests)
 	}
 }
 
-// arrivals records when requests reach the server, relative to its start.
+// arrivals records when requests reach the server, relative to its start,
+// and how many were in the server at each arrival (itself included).
 type arrivals struct {
-	mu    sync.Mutex
-	start time.Time
-	at    []time.Duration
+	mu       sync.Mutex
+	start    time.Time
+	at       []time.Duration
+	inside   []int
+	inflight int
 }
 
-func (a *arrivals) count(from, to time.Duration) int {
+// window returns how many requests arrived between from and to, and the
+// most in the server at once that one of them saw.
+func (a *arrivals) window(from, to time.Duration) (n, peak int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	n := 0
-	for _, d := range a.at {
+	for i, d := range a.at {
 		if d >= from && d < to {
-			n++
+			n, peak = n+1, max(peak, a.inside[i])
 		}
 	}
-	return n
+	return n, peak
 }
 
 func arrivalServer(t *testing.T, delay time.Duration) (*httptest.Server, *arrivals) {
@@ -154,24 +206,42 @@ func arrivalServer(t *testing.T, delay time.Duration) (*httptest.Server, *arriva
 		if a.start.IsZero() {
 			a.start = time.Now()
 		}
+		a.inflight++
 		a.at = append(a.at, time.Since(a.start))
+		a.inside = append(a.inside, a.inflight)
 		a.mu.Unlock()
 		time.Sleep(delay)
+		a.mu.Lock()
+		a.inflight--
+		a.mu.Unlock()
 	}))
 	t.Cleanup(srv.Close)
 	return srv, a
 }
 
+// TestRampUsers: 1 user then 5 users, 300 ms each, 10 ms per request.
+// At any load the server sees at most 1 request at a time in the first
+// stage and 5 at some point in the second: that is what a users level
+// is. The arrival counts, ~30 then ~150, depend on every request taking
+// about 10 ms; a busy machine stretches the lone user's requests by its
+// scheduling lag (arrivals 13 then 110 at load 12), so the ratio is
+// checked only when the measured lag is small.
 func TestRampUsers(t *testing.T) {
-	// 1 user then 5 users, 300 ms each, 10 ms per request: ~30 then ~150
-	// arrivals. Compared as a ratio, which does not depend on machine speed.
 	srv, a := arrivalServer(t, 10*time.Millisecond)
+	probe := startLagProbe(t)
 	g := run(t, srv.URL, Group{Model: Ramp, Requests: get("/"), Stages: []Stage{
 		{Duration: 300 * time.Millisecond, Users: 1}, {Duration: 300 * time.Millisecond, Users: 5}}}).Groups[0]
-	first, second := a.count(0, 280*time.Millisecond), a.count(320*time.Millisecond, 600*time.Millisecond)
+	first, one := a.window(0, 280*time.Millisecond)
+	second, five := a.window(320*time.Millisecond, 600*time.Millisecond)
+	t.Logf("arrivals %d then %d, at most %d then %d in the server at once", first, second, one, five)
+	if one != 1 || five != 5 || g.Errors != 0 {
+		t.Errorf("%d then %d requests in the server at once, errors %d: want 1 user, then 5", one, five, g.Errors)
+	}
+	probe.skipIfBusy(t, 500*time.Microsecond, "the ~5x ratio of arrivals")
+	// Compared as a ratio, which does not depend on machine speed.
 	ratio := float64(second) / float64(max(first, 1))
-	if ratio < 3.5 || ratio > 6 || g.Errors != 0 {
-		t.Errorf("arrivals %d then %d (x%.1f), errors %d: want about 5x more with 5 users", first, second, ratio, g.Errors)
+	if ratio < 3.5 || ratio > 6 {
+		t.Errorf("arrivals %d then %d (x%.1f): want about 5x more with 5 users", first, second, ratio)
 	}
 }
 
@@ -188,7 +258,7 @@ func TestRampRateSmooth(t *testing.T) {
 	if g.Requests < 195 || g.Requests > 201 || math.Abs(g.AskedRate-200) > 1 {
 		t.Errorf("requests=%d asked=%.1f, want 200 and a mean asked rate of 200/s", g.Requests, g.AskedRate)
 	}
-	if h := a.count(0, 500*time.Millisecond); h < 40 || h > 60 {
+	if h, _ := a.window(0, 500*time.Millisecond); h < 40 || h > 60 {
 		t.Errorf("%d arrivals in the first half, want ~50", h)
 	}
 }

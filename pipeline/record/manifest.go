@@ -6,21 +6,97 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// ManifestInfo is the part of a run's manifest.yaml (the manifest as run)
-// that the run's readers use: its summary, the next run's time estimate,
-// dimensioning. It is decoded leniently, not through package experiments:
-// the data files are the contract and the manifest is context, so a run
-// whose manifest schema has since moved on still gives what can be read,
-// and what cannot stays zero. experiments.Load is the strict reader of a
+// ManifestInfo is a run's manifest.yaml (the manifest as run) as the
+// run's readers use it: its summary, the next run's time estimate,
+// dimensioning, the report's layout, Method section and claim seeds, and
+// the diff's comparison of two runs' manifests. It is the one reader of a
+// manifest as run, decoded leniently, not through package experiments: the
+// data files are the contract and the manifest is context, so a run whose
+// manifest schema has since moved on still gives what can be read, and
+// what cannot stays zero. experiments.Load is the strict reader of a
 // manifest to run.
 type ManifestInfo struct {
+	Name     string `yaml:"name"`
+	Title    string `yaml:"title"`
+	Question string `yaml:"question"`
+	Source   string `yaml:"source"`
+	Notes    string `yaml:"notes"`
+	Headline string `yaml:"headline"`
+
+	Trials     int    `yaml:"trials"`
+	Iterations int    `yaml:"iterations"`
+	Retries    *int   `yaml:"retries"`
+	Order      string `yaml:"order"`
+	FreshJVM   *bool  `yaml:"fresh_jvm"`
+	Noise      struct {
+		MaxOutsidePct *float64 `yaml:"max_outside_pct"`
+	} `yaml:"noise"`
+
 	Variants VariantInfos `yaml:"variants"`
+	Sweep    SweepInfos   `yaml:"sweep"`
 	Load     struct {
-		Warmup WarmupInfo `yaml:"warmup"`
+		LoadGroupInfo `yaml:",inline"`
+		Measure       string          `yaml:"measure"`
+		Groups        []LoadGroupInfo `yaml:"groups"`
+		Warmup        WarmupInfo      `yaml:"warmup"`
 	} `yaml:"load"`
 	CoolDown struct {
-		Iteration string `yaml:"iteration"` // pause between iterations of a fork, as written (10s)
+		MaxBusyPct float64 `yaml:"max_busy_pct"`
+		MaxWait    string  `yaml:"max_wait"`
+		Pause      string  `yaml:"pause"`
+		Iteration  string  `yaml:"iteration"` // pause between iterations of a fork, as written (10s)
 	} `yaml:"cooldown"`
+	Pinning struct {
+		Target    string `yaml:"target"`
+		Services  string `yaml:"services"`
+		Generator string `yaml:"generator"`
+	} `yaml:"pinning"`
+	Claims []ClaimInfo `yaml:"claims"`
+
+	// Keys holds every top-level key's value, decoded generically (maps,
+	// lists, scalars): how a diff tells which parts of two manifests
+	// differ. Nil when the manifest does not decode as a YAML mapping; an
+	// empty document is an empty map.
+	Keys map[string]any `yaml:"-"`
+}
+
+// LoadGroupInfo is one request group of load (or load itself, for a
+// manifest of one group), with durations as written.
+type LoadGroupInfo struct {
+	Name     string   `yaml:"name"`
+	Model    string   `yaml:"model"`
+	Users    int      `yaml:"users"`
+	Rate     float64  `yaml:"rate"`
+	Burst    int      `yaml:"burst"`
+	Duration string   `yaml:"duration"`
+	Start    string   `yaml:"start"`
+	Think    []string `yaml:"think"`
+	Timeout  string   `yaml:"timeout"`
+	Stages   []struct {
+		Duration string  `yaml:"duration"`
+		Users    int     `yaml:"users"`
+		Rate     float64 `yaml:"rate"`
+	} `yaml:"stages"`
+	Requests []struct {
+		Method string `yaml:"method"`
+		Path   string `yaml:"path"`
+	} `yaml:"requests"`
+	KeepAlive   *bool `yaml:"keepalive"`
+	Preallocate int   `yaml:"preallocate"`
+}
+
+// ClaimInfo is one claim as run. Its check stays a YAML node: the check's
+// syntax belongs to package stats (a layer above this one), whose
+// stats.Check a reader decodes it into.
+type ClaimInfo struct {
+	ID    string    `yaml:"id"`
+	Check yaml.Node `yaml:"check"`
+	Seed  *struct {
+		Value  *float64 `yaml:"value"`  // nil: the write-up gave no figure
+		Scaled *float64 `yaml:"scaled"` // the figure at this profile's scale; nil when not given
+		From   string   `yaml:"from"`
+		Point  string   `yaml:"point"`
+	} `yaml:"seed"`
 }
 
 // ParseManifestInfo decodes a manifest as run. On an error (not YAML, or a
@@ -29,6 +105,13 @@ type ManifestInfo struct {
 func ParseManifestInfo(b []byte) (ManifestInfo, error) {
 	var mi ManifestInfo
 	err := yaml.Unmarshal(b, &mi)
+	var keys map[string]any
+	if yaml.Unmarshal(b, &keys) == nil {
+		if keys == nil {
+			keys = map[string]any{}
+		}
+		mi.Keys = keys
+	}
 	return mi, err
 }
 
@@ -44,8 +127,20 @@ func ReadManifestInfo(dir string) (ManifestInfo, error) {
 
 // VariantInfo is one variant of the manifest as run.
 type VariantInfo struct {
-	Name   string `yaml:"-"`      // its key under variants:
-	Target string `yaml:"target"` // a built-in target (a JVM), "" for a command
+	Name     string   `yaml:"-"`        // its key under variants:
+	Target   string   `yaml:"target"`   // a built-in target (a JVM), "" for a command
+	Command  []string `yaml:"command"`  // a command variant's argv
+	Describe string   `yaml:"describe"` // the variant in words, for the report
+}
+
+// Get returns the variant called name.
+func (vs VariantInfos) Get(name string) (VariantInfo, bool) {
+	for _, v := range vs {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return VariantInfo{}, false
 }
 
 // VariantInfos are the variants in manifest order.
@@ -72,31 +167,69 @@ func (vs *VariantInfos) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// SweepInfo is one sweep dimension as run: its key and its values in
+// manifest order (nil when they do not decode as a list of scalars).
+type SweepInfo struct {
+	Key    string
+	Values []string
+}
+
+// SweepInfos are the sweep dimensions in manifest order.
+type SweepInfos []SweepInfo
+
+// UnmarshalYAML reads the sweep mapping in document order. It never fails:
+// a sweep that is not a mapping reads as none, and a dimension whose
+// values do not decode keeps its key.
+func (ss *SweepInfos) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		var dim struct {
+			Values []string `yaml:"values"`
+		}
+		s := SweepInfo{Key: n.Content[i].Value}
+		if n.Content[i+1].Decode(&dim) == nil {
+			s.Values = dim.Values
+		}
+		*ss = append(*ss, s)
+	}
+	return nil
+}
+
 // WarmupInfo is load.warmup as run: a duration (10s, Min = Max), or the
-// until-steady mapping {min, max, until: steady}.
+// until-steady mapping {min, max, until: steady}. Text is the warm-up as
+// written, for prose: "10s", or "until steady, 5s to 1m0s"; it is kept
+// when the durations do not decode.
 type WarmupInfo struct {
 	Min   time.Duration `yaml:"min"`
 	Max   time.Duration `yaml:"max"`
 	Until string        `yaml:"until"`
+	Text  string        `yaml:"-"`
 }
 
 // UnmarshalYAML accepts both forms of load.warmup.
 func (w *WarmupInfo) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind == yaml.ScalarNode {
+		w.Text = n.Value
 		var d time.Duration
 		if err := n.Decode(&d); err != nil {
 			return err
 		}
-		*w = WarmupInfo{Min: d, Max: d}
+		w.Min, w.Max = d, d
 		return nil
 	}
-	type plain WarmupInfo
-	var p plain
-	if err := n.Decode(&p); err != nil {
+	var text struct{ Min, Max, Until string }
+	if err := n.Decode(&text); err != nil {
 		return err
 	}
+	w.Text = "until " + text.Until + ", " + text.Min + " to " + text.Max
+	type plain WarmupInfo
+	var p plain
+	err := n.Decode(&p)
+	p.Text = w.Text
 	*w = WarmupInfo(p)
-	return nil
+	return err
 }
 
 // Steady tells whether the warm-up ran until each fork was steady.

@@ -1,7 +1,7 @@
 // Package record owns threadlab's data layout on disk. A run is a directory
 // data/<experiment>/<run-id>/ holding:
 //
-//	manifest.yaml     the normalized manifest as run
+//	manifest.yaml     the normalized manifest as run (read back by ManifestInfo, its one lenient reader)
 //	fingerprint.json  the host and software fingerprint
 //	hostcheck.json    the host check
 //	run.json          run metadata: id, profile, seed, order, command, state

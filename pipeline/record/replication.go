@@ -12,6 +12,22 @@ type CellStop struct {
 	Reason  string `json:"reason"`        // "planned n reached", "decided at n=7", "max reached", "retry budget spent: ..."
 }
 
+// Buckets of WallClock.Stages (run.json's time.stages_s).
+const (
+	StageSetup     = "setup" // host check, fingerprint, services
+	StageBuild     = "build"
+	StageStarts    = "starts"
+	StageWarmups   = "warm-ups"
+	StageCoolDowns = "cool-downs"
+	StageMeasure   = "measurement"
+	StageStops     = "stops"
+	StageFinishing = "finishing"
+	StageOther     = "other" // inside the trials stage: writing data, evaluating claims between rounds
+)
+
+// StageOrder is the buckets in the order the terminal summary names them.
+var StageOrder = []string{StageMeasure, StageStarts, StageWarmups, StageCoolDowns, StageStops, StageBuild, StageSetup, StageFinishing, StageOther}
+
 // WallClock splits a run's wall time by what it was spent on, in seconds.
 // Measured is the load the statistics use; everything else is dead time.
 type WallClock struct {

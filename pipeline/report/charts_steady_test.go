@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/threadlab/threadlab/pipeline/record"
-	"gopkg.in/yaml.v3"
 )
 
 // TestForkCharts: one chart per measured cell, one line per classified
@@ -74,17 +73,15 @@ func TestWarmupSummary(t *testing.T) {
 // from manifest.yaml.
 func TestWarmupText(t *testing.T) {
 	tests := []struct{ yaml, want string }{
-		{"warmup: 10s", "a warm-up of 10s"},
-		{"warmup: {min: 5s, max: 1m0s, until: steady}", "a warm-up until each fork was steady, 5s to 1m0s (each fork's length and why it stopped are in steady.json)"},
+		{"load: {warmup: 10s}", "a warm-up of 10s"},
+		{"load: {warmup: {min: 5s, max: 1m0s, until: steady}}", "a warm-up until each fork was steady, 5s to 1m0s (each fork's length and why it stopped are in steady.json)"},
 	}
 	for _, tt := range tests {
-		var m struct {
-			Warmup warmupText `yaml:"warmup"`
-		}
-		if err := yaml.Unmarshal([]byte(tt.yaml), &m); err != nil {
+		m, err := record.ParseManifestInfo([]byte(tt.yaml))
+		if err != nil {
 			t.Fatalf("%s: %v", tt.yaml, err)
 		}
-		if got := m.Warmup.phrase(); got != tt.want {
+		if got := warmupText(m.Load.Warmup.Text).phrase(); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.yaml, got, tt.want)
 		}
 	}

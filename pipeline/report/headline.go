@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 
 	"github.com/threadlab/threadlab/pipeline/record"
-	"gopkg.in/yaml.v3"
 )
 
 // This file picks the run an experiment's pages headline: the run its
@@ -68,8 +67,7 @@ func headlineOf(dir string) headlineRun {
 		h.verdicts = true
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, record.ManifestFile)); err == nil {
-		var m manifestInfo
-		if yaml.Unmarshal(b, &m) == nil {
+		if m, err := record.ParseManifestInfo(b); err == nil {
 			h.named = m.Headline
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/threadlab/threadlab/experiments/seeds"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
-	"gopkg.in/yaml.v3"
 )
 
 // indexView is reports/index.html: the decision framework first (what a
@@ -67,7 +66,7 @@ type runRow struct {
 type indexRun struct {
 	dir      string
 	meta     record.Meta
-	manifest *manifestInfo
+	manifest *record.ManifestInfo
 	seeds    map[string]seedFigure
 	checks   map[string]*stats.Check
 	verdicts []record.Verdict
@@ -88,12 +87,11 @@ func readIndexRun(dir string) indexRun {
 		return ir
 	}
 	if b, err := record.ReadRegular(filepath.Join(dir, record.ManifestFile), record.MaxMetaBytes); err == nil {
-		var m manifestInfo
-		if yaml.Unmarshal(b, &m) == nil {
+		if m, err := record.ParseManifestInfo(b); err == nil {
 			ir.manifest = &m
 		}
 		mi := readMethod(b)
-		ir.seeds, ir.checks = mi.seeds(), mi.checks()
+		ir.seeds, ir.checks = mi.seeds(), mi.checkMap()
 	}
 	if b, err := record.ReadRegular(filepath.Join(dir, record.FingerprintFile), record.MaxMetaBytes); err == nil {
 		if n, err := parseJSON(b); err == nil {

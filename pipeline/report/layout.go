@@ -8,69 +8,14 @@ import (
 
 	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
-	"gopkg.in/yaml.v3"
 )
 
-// manifestInfo is the part of manifest.yaml the report reads. It is decoded
-// leniently and locally, not through package experiments, because a report
-// must still render an old run whose manifest schema has since moved on: the
-// data files are the contract, the manifest is context.
-type manifestInfo struct {
-	Name     string    `yaml:"name"`
-	Title    string    `yaml:"title"`
-	Question string    `yaml:"question"`
-	Source   string    `yaml:"source"`
-	Notes    string    `yaml:"notes"`
-	Headline string    `yaml:"headline"`
-	Variants yaml.Node `yaml:"variants"`
-	Sweep    yaml.Node `yaml:"sweep"`
-	Load     struct {
-		Name    string `yaml:"name"`
-		Model   string `yaml:"model"`
-		Measure string `yaml:"measure"`
-		Groups  []struct {
-			Name  string `yaml:"name"`
-			Model string `yaml:"model"`
-		} `yaml:"groups"`
-	} `yaml:"load"`
-	Claims []claimInfo `yaml:"claims"`
-}
-
-// claimInfo is the part of a claim that hints at the primary metric.
-type claimInfo struct {
-	ID    string    `yaml:"id"`
-	Check checkInfo `yaml:"check"`
-}
-
-type checkInfo struct {
-	Metric string `yaml:"metric"`
-	Group  string `yaml:"group"`
-}
-
-// mappingKeys returns the keys of a YAML mapping in document order.
-func mappingKeys(n *yaml.Node) []string {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	var keys []string
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		keys = append(keys, n.Content[i].Value)
-	}
-	return keys
-}
-
 // sweepValues returns, per sweep key, its values in manifest order.
-func sweepValues(n *yaml.Node) map[string][]string {
+func sweepValues(ss record.SweepInfos) map[string][]string {
 	out := map[string][]string{}
-	if n == nil || n.Kind != yaml.MappingNode {
-		return out
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		var dim struct {
-			Values []string `yaml:"values"`
-		}
-		if err := n.Content[i+1].Decode(&dim); err == nil {
-			out[n.Content[i].Value] = dim.Values
+	for _, s := range ss {
+		if s.Values != nil {
+			out[s.Key] = s.Values
 		}
 	}
 	return out
@@ -92,12 +37,16 @@ type layout struct {
 	Models    map[string]string
 }
 
-func newLayout(r *record.Run, m *manifestInfo) layout {
+func newLayout(r *record.Run, m *record.ManifestInfo) layout {
 	var l layout
 	l.Models = map[string]string{}
 	if m != nil {
-		l.Variants = mappingKeys(&m.Variants)
-		l.SweepKeys = mappingKeys(&m.Sweep)
+		for _, v := range m.Variants {
+			l.Variants = append(l.Variants, v.Name)
+		}
+		for _, s := range m.Sweep {
+			l.SweepKeys = append(l.SweepKeys, s.Key)
+		}
 		if len(m.Load.Groups) == 0 {
 			l.Models[m.Load.Name] = m.Load.Model
 		}
@@ -160,7 +109,7 @@ func newLayout(r *record.Run, m *manifestInfo) layout {
 	l.SweepKeys = keys
 	var order map[string][]string
 	if m != nil {
-		order = sweepValues(&m.Sweep)
+		order = sweepValues(m.Sweep)
 	}
 	l.Points = sortPoints(points, l.SweepKeys, order)
 
@@ -197,7 +146,7 @@ func newLayout(r *record.Run, m *manifestInfo) layout {
 
 // measuredGroup is the manifest's load.measure when the data has it, else
 // the only group, else the first group in manifest order, else in data order.
-func measuredGroup(m *manifestInfo, groups []string) string {
+func measuredGroup(m *record.ManifestInfo, groups []string) string {
 	has := func(g string) bool {
 		for _, x := range groups {
 			if x == g {

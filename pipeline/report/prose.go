@@ -10,73 +10,14 @@ import (
 	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
-	"gopkg.in/yaml.v3"
 )
 
-// methodInfo is the part of the manifest as run that the Method section
-// describes. Decoded leniently, like manifestInfo: an old run whose schema
-// moved on still gets what can be read.
+// methodInfo is the manifest as run (record.ManifestInfo, its one reader)
+// with its claims' checks decoded into stats.Check, as the Method section
+// and the claims' seed figures read it.
 type methodInfo struct {
-	Trials     int    `yaml:"trials"`
-	Iterations int    `yaml:"iterations"`
-	Retries    *int   `yaml:"retries"`
-	Order      string `yaml:"order"`
-	FreshJVM   *bool  `yaml:"fresh_jvm"`
-	Noise      struct {
-		MaxOutsidePct *float64 `yaml:"max_outside_pct"`
-	} `yaml:"noise"`
-	Variants map[string]struct {
-		Target   string `yaml:"target"`
-		Command  []string
-		Describe string `yaml:"describe"`
-	} `yaml:"variants"`
-	Load struct {
-		loadGroup `yaml:",inline"`
-		Groups    []loadGroup `yaml:"groups"`
-		Warmup    warmupText  `yaml:"warmup"`
-	} `yaml:"load"`
-	CoolDown struct {
-		MaxBusyPct float64 `yaml:"max_busy_pct"`
-		MaxWait    string  `yaml:"max_wait"`
-		Pause      string  `yaml:"pause"`
-		Iteration  string  `yaml:"iteration"`
-	} `yaml:"cooldown"`
-	Pinning struct {
-		Target, Services, Generator string
-	} `yaml:"pinning"`
-	Claims []struct {
-		ID    string      `yaml:"id"`
-		Check stats.Check `yaml:"check"`
-		Seed  *struct {
-			Value  *float64 `yaml:"value"`
-			Scaled *float64 `yaml:"scaled"`
-			From   string   `yaml:"from"`
-			Point  string   `yaml:"point"`
-		} `yaml:"seed"`
-	} `yaml:"claims"`
-}
-
-type loadGroup struct {
-	Name     string   `yaml:"name"`
-	Model    string   `yaml:"model"`
-	Users    int      `yaml:"users"`
-	Rate     float64  `yaml:"rate"`
-	Burst    int      `yaml:"burst"`
-	Duration string   `yaml:"duration"`
-	Start    string   `yaml:"start"`
-	Think    []string `yaml:"think"`
-	Timeout  string   `yaml:"timeout"`
-	Stages   []struct {
-		Duration string  `yaml:"duration"`
-		Users    int     `yaml:"users"`
-		Rate     float64 `yaml:"rate"`
-	} `yaml:"stages"`
-	Requests []struct {
-		Method string `yaml:"method"`
-		Path   string `yaml:"path"`
-	} `yaml:"requests"`
-	KeepAlive   *bool `yaml:"keepalive"`
-	Preallocate int   `yaml:"preallocate"`
+	record.ManifestInfo
+	checks map[string]*stats.Check // by claim ID
 }
 
 // seedFigure is a seed write-up's number for a claim (experiments.SeedFigure);
@@ -89,16 +30,25 @@ type seedFigure struct {
 }
 
 // readMethod decodes the manifest for the Method section and the claims'
-// seed figures; nil when there is no manifest or it does not decode.
+// seed figures; nil when there is no manifest, or it or a claim's check
+// does not decode.
 func readMethod(manifest []byte) *methodInfo {
 	if len(manifest) == 0 {
 		return nil
 	}
-	var mi methodInfo
-	if yaml.Unmarshal(manifest, &mi) != nil {
+	m, err := record.ParseManifestInfo(manifest)
+	if err != nil {
 		return nil
 	}
-	return &mi
+	mi := &methodInfo{ManifestInfo: m, checks: map[string]*stats.Check{}}
+	for _, c := range m.Claims {
+		ch := new(stats.Check)
+		if c.Check.Kind != 0 && c.Check.Decode(ch) != nil {
+			return nil
+		}
+		mi.checks[c.ID] = ch
+	}
+	return mi
 }
 
 // seeds maps claim IDs to their seed figures.
@@ -119,21 +69,17 @@ func (mi *methodInfo) seeds() map[string]seedFigure {
 	return out
 }
 
-// checks maps claim IDs to their checks as run (readClaim tells a
+// checkMap maps claim IDs to their checks as run (readClaim tells a
 // shortfall from a reversal with them).
-func (mi *methodInfo) checks() map[string]*stats.Check {
-	out := map[string]*stats.Check{}
+func (mi *methodInfo) checkMap() map[string]*stats.Check {
 	if mi == nil {
-		return out
+		return map[string]*stats.Check{}
 	}
-	for i := range mi.Claims {
-		out[mi.Claims[i].ID] = &mi.Claims[i].Check
-	}
-	return out
+	return mi.checks
 }
 
 // describeGroup says in words what load one request group puts on the target.
-func describeGroup(g loadGroup) string {
+func describeGroup(g record.LoadGroupInfo) string {
 	var what string
 	switch g.Model {
 	case "burst":
@@ -189,9 +135,10 @@ func (v *runView) method(mi *methodInfo) []string {
 	var out []string
 	var vs []string
 	for _, name := range v.layout.Variants {
-		d := mi.Variants[name].Describe
+		vi, _ := mi.Variants.Get(name)
+		d := vi.Describe
 		if d == "" {
-			d = mi.Variants[name].Target
+			d = vi.Target
 		}
 		if d != "" {
 			vs = append(vs, name+" ("+d+")")
@@ -209,7 +156,7 @@ func (v *runView) method(mi *methodInfo) []string {
 	out = append(out, s)
 	groups := mi.Load.Groups
 	if len(groups) == 0 {
-		groups = []loadGroup{mi.Load.loadGroup}
+		groups = []record.LoadGroupInfo{mi.Load.LoadGroupInfo}
 	}
 	if len(groups) == 1 {
 		out = append(out, "Load: "+describeGroup(groups[0])+".")
@@ -269,8 +216,8 @@ func (v *runView) trialDesign(mi *methodInfo) string {
 		order = "sequential: every trial of one cell before the next cell"
 	}
 	warm := "no warm-up"
-	if mi.Load.Warmup != "" {
-		warm = mi.Load.Warmup.phrase() + " of the same load before each trial, excluded from every statistic (warmup.csv)"
+	if mi.Load.Warmup.Text != "" {
+		warm = warmupText(mi.Load.Warmup.Text).phrase() + " of the same load before each trial, excluded from every statistic (warmup.csv)"
 	}
 	return fmt.Sprintf("Design: %d trials per cell (%d recorded in this run), %s; %s. Order %s.", trials, len(v.run.Trials), fresh, warm, order)
 }
@@ -289,8 +236,8 @@ func (v *runView) design(mi *methodInfo) string {
 	}
 	var within []string
 	within = append(within, "a fresh "+what+" per fork")
-	if mi.Load.Warmup != "" {
-		within = append(within, mi.Load.Warmup.phrase()+" of the same load before its first iteration, excluded from every statistic (warmup.csv)")
+	if mi.Load.Warmup.Text != "" {
+		within = append(within, warmupText(mi.Load.Warmup.Text).phrase()+" of the same load before its first iteration, excluded from every statistic (warmup.csv)")
 	} else {
 		within = append(within, "no warm-up")
 	}

@@ -3,6 +3,8 @@ package report
 import (
 	"strings"
 	"testing"
+
+	"github.com/threadlab/threadlab/pipeline/record"
 )
 
 // TestDescribePreallocate: the Method section says when an open group
@@ -11,11 +13,11 @@ import (
 func TestDescribePreallocate(t *testing.T) {
 	for _, tt := range []struct {
 		name, reason string
-		g            loadGroup
+		g            record.LoadGroupInfo
 		has          bool
 	}{
-		{"preallocated", "the connections were open before the first request", loadGroup{Model: "open", Rate: 2000, Duration: "60s", Preallocate: 2000}, true},
-		{"dialled as needed", "the default: no such claim in the prose", loadGroup{Model: "open", Rate: 2000, Duration: "60s"}, false},
+		{"preallocated", "the connections were open before the first request", record.LoadGroupInfo{Model: "open", Rate: 2000, Duration: "60s", Preallocate: 2000}, true},
+		{"dialled as needed", "the default: no such claim in the prose", record.LoadGroupInfo{Model: "open", Rate: 2000, Duration: "60s"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := describeGroup(tt.g)

@@ -420,14 +420,14 @@ func TestDecisionRows(t *testing.T) {
 }
 
 func TestPrimaryAndMeasured(t *testing.T) {
-	m := func(model, measure string) *manifestInfo {
-		mi := &manifestInfo{}
+	m := func(model, measure string) *record.ManifestInfo {
+		mi := &record.ManifestInfo{}
 		mi.Load.Model, mi.Load.Measure = model, measure
 		return mi
 	}
 	cases := []struct {
 		why      string
-		m        *manifestInfo
+		m        *record.ManifestInfo
 		groups   []string
 		measured string
 		primary  string

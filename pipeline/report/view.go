@@ -15,7 +15,6 @@ import (
 	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
-	"gopkg.in/yaml.v3"
 )
 
 // runView is everything a run page shows, computed once from a
@@ -216,10 +215,10 @@ var rawFiles = []struct{ name, what string }{
 // file links (the experiment's latest copy lives one directory up).
 func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]bool) (*runView, error) {
 	v := &runView{run: r, assetsHost: assetsHost}
-	var m *manifestInfo
+	var m *record.ManifestInfo
 	if len(r.Manifest) > 0 {
-		var mi manifestInfo
-		if err := yaml.Unmarshal(r.Manifest, &mi); err != nil {
+		mi, err := record.ParseManifestInfo(r.Manifest)
+		if err != nil {
 			v.ManifestErr = fmt.Sprintf("%s could not be read (%v); variant order and the primary metric were inferred from the data", record.ManifestFile, err)
 		} else {
 			m = &mi
@@ -264,7 +263,7 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 	mi := readMethod(r.Manifest)
 	v.seeds = mi.seeds() // before the verdicts, which show the seed's figure beside ours
 	v.SeedTitles = seedTitles(v.Source, v.seeds)
-	v.checks = mi.checks()
+	v.checks = mi.checkMap()
 	if err := v.verdicts(); err != nil {
 		return nil, err
 	}

@@ -1,27 +1,10 @@
 package report
 
-import (
-	"gopkg.in/yaml.v3"
-)
-
-// warmupText is manifest.yaml's load.warmup as the report words it: a
-// duration ("10s"), or the until-steady mapping ({min, max, until:
-// steady}, issue 20) as "until steady, 5s to 1m0s". Decoded leniently, as
-// the rest of methodInfo.
+// warmupText is manifest.yaml's load.warmup as the report words it
+// (record.WarmupInfo.Text): a duration ("10s"), or the until-steady
+// mapping ({min, max, until: steady}, issue 20) as "until steady, 5s to
+// 1m0s".
 type warmupText string
-
-func (w *warmupText) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind == yaml.ScalarNode {
-		*w = warmupText(n.Value)
-		return nil
-	}
-	var m struct{ Min, Max, Until string }
-	if err := n.Decode(&m); err != nil {
-		return err
-	}
-	*w = warmupText("until " + m.Until + ", " + m.Min + " to " + m.Max)
-	return nil
-}
 
 // phrase is the warm-up as a noun phrase: "a warm-up of 10s", "a warm-up
 // until each fork was steady (5s to 1m0s; steady.json has each fork's)".

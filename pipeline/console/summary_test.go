@@ -1,4 +1,4 @@
-package pipeline
+package console
 
 import (
 	"bytes"
@@ -47,5 +47,18 @@ func TestAffinityLines(t *testing.T) {
 	affinityLines(&b, record.Meta{})
 	if strings.TrimSpace(b.String()) != "" {
 		t.Errorf("a run without read-back prints nothing, got %q", b.String())
+	}
+}
+
+func TestDeadTime(t *testing.T) {
+	// The pool-sweep run: 180 s measured of 403 s; 125 s of starts is 31%, 48 s of warm-ups 12%.
+	w := &record.WallClock{Wall: 403, Measured: 180, Stages: map[string]float64{
+		"measurement": 180, "starts": 125, "warm-ups": 48, "cool-downs": 30, "finishing": 20, "other": 1}}
+	want := "measured 180 s of 403 s wall (45%); dead time 55% (wall time outside measurement; the catalog's goal is 35% or less): starts 31%, warm-ups 12%, cool-downs 7%, finishing 5%"
+	if got := DeadTime(w); got != want {
+		t.Errorf("DeadTime = %q\nwant      %q (buckets under 0.5%% of the wall are left out)", got, want)
+	}
+	if DeadTime(nil) != "" || DeadTime(&record.WallClock{}) != "" {
+		t.Errorf("no wall clock: no line")
 	}
 }

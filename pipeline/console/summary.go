@@ -1,4 +1,4 @@
-package pipeline
+package console
 
 import (
 	"fmt"
@@ -203,4 +203,24 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// DeadTime is the terminal summary's line about where the wall time went:
+// "measured 180 s of 403 s wall (45%); starts 31%, warm-ups 12%, ...".
+func DeadTime(w *record.WallClock) string {
+	if w == nil || w.Wall <= 0 {
+		return ""
+	}
+	var parts []string
+	for _, b := range record.StageOrder[1:] {
+		if x := w.Stages[b]; x >= 0.005*w.Wall {
+			parts = append(parts, fmt.Sprintf("%s %.0f%%", b, 100*x/w.Wall))
+		}
+	}
+	line := fmt.Sprintf("measured %.0f s of %.0f s wall (%.0f%%); dead time %.0f%% (wall time outside measurement; the catalog's goal is 35%% or less)",
+		w.Measured, w.Wall, 100*w.Measured/w.Wall, 100-100*w.Measured/w.Wall)
+	if len(parts) > 0 {
+		line += ": " + strings.Join(parts, ", ")
+	}
+	return line
 }
