@@ -209,10 +209,10 @@ func TestHostsRun(t *testing.T) {
 				t.Fatalf("no trial after 3 min:\n%s", out.String())
 			}
 		}
-		// Past the warm-up, into the measurement. The warm-up is an agent job
-		// of its own: its agent ends, and the measurement's starts over ssh a
-		// moment later (slower where the hosts' shells source a heavy rc), so
-		// look again until an agent runs, at most 30 s.
+		// Past the warm-up, into the measurement. The agents live for the
+		// whole run (started at the warm-up's first round), but look again
+		// until one is listed, at most 30 s, in case a failed load restarted
+		// them just then.
 		var before []string
 		for wait := time.Now().Add(30 * time.Second); ; {
 			time.Sleep(2 * time.Second)
