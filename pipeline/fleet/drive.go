@@ -106,8 +106,9 @@ type Fleet struct {
 }
 
 // Hooks are called by Run at the load's edges, on the controller's clock:
-// Release at the agreed start instant (the agents release their load
-// then), Done once the last agent has answered. Done is called only when
+// Release when the agents release their load (the agreed start instant,
+// or a split burst's release instant after it: firstRelease), Done once
+// the last agent has answered. Done is called only when
 // Release was. They bound the trial's sampling windows (pipeline
 // hostsample.go): not the job's transfer before, nor the pings.
 type Hooks struct {
@@ -255,8 +256,9 @@ func (f *Fleet) measure(ctx context.Context, cancel context.CancelFunc, n int) (
 // round trips each, the one with the smallest RTT kept), picks one start
 // instant a little ahead of now (lead: 250 ms plus four of the slowest
 // agent's best round trips) and sends each agent its share with that
-// instant in the agent's own clock. It calls h.Release at that instant,
-// waits for every result, calls h.Done, converts each result's Start to
+// instant in the agent's own clock. It calls h.Release when the first
+// share leaves (firstRelease after that instant), waits for every result,
+// calls h.Done, converts each result's Start to
 // the controller's clock and merges them (Merge, with the agents' names).
 // plan.OnTick is not called: progress stays with the agents.
 //
@@ -304,7 +306,7 @@ func (f *Fleet) run(ctx context.Context, plan load.Plan, h Hooks) (res *load.Res
 	}
 	start := time.Now().Add(250*time.Millisecond + 4*slowest)
 	released := make(chan struct{})
-	timer := time.AfterFunc(time.Until(start), func() {
+	timer := time.AfterFunc(time.Until(start.Add(firstRelease(plans))), func() {
 		defer close(released)
 		if h.Release != nil {
 			h.Release()
@@ -343,6 +345,28 @@ func (f *Fleet) run(ctx context.Context, plan load.Plan, h Hooks) (res *load.Res
 	}
 	res, err = merge(parts, f.names)
 	return res, parts, offs, err
+}
+
+// firstRelease is when the first request of the split plans can leave,
+// as an offset from the agreed start: a split burst waits for its release
+// instant (ReleaseLead, while every share connects), any other group
+// starts at its Start. The trial's sampling windows open then, as a
+// single-machine trial's opens with the load: the target idles until the
+// release, and counting that wait would dilute its CPU.
+func firstRelease(plans []load.Plan) time.Duration {
+	first := time.Duration(-1)
+	for _, p := range plans {
+		for _, g := range p.Groups {
+			at := g.Start
+			if g.Model == load.Burst && g.ReleaseAt > at {
+				at = g.ReleaseAt
+			}
+			if first < 0 || at < first {
+				first = at
+			}
+		}
+	}
+	return max(first, 0)
 }
 
 // each runs f for every connection at once and returns the first error

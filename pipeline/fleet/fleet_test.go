@@ -168,3 +168,56 @@ func TestFleetCancel(t *testing.T) {
 	}
 	stopped(t, "c after a failed Open", d3, 3*time.Second)
 }
+
+func TestFirstRelease(t *testing.T) {
+	burst := func(start, release time.Duration) load.Group {
+		return load.Group{Model: load.Burst, Start: start, ReleaseAt: release}
+	}
+	closed := func(start time.Duration) load.Group { return load.Group{Model: load.Closed, Start: start} }
+	for _, tc := range []struct {
+		why   string
+		plans []load.Plan
+		want  time.Duration
+	}{
+		{"a split burst leaves at its release instant, not at the start", []load.Plan{{Groups: []load.Group{burst(0, ReleaseLead)}}, {Groups: []load.Group{burst(0, ReleaseLead)}}}, ReleaseLead},
+		{"a burst on one agent (no ReleaseAt) leaves once connected", []load.Plan{{Groups: []load.Group{burst(0, 0)}}}, 0},
+		{"a burst starting later, unsplit, leaves at its start", []load.Plan{{Groups: []load.Group{burst(time.Second, 0)}}}, time.Second},
+		{"a closed group from the start opens the window at once", []load.Plan{{Groups: []load.Group{burst(0, ReleaseLead), closed(0)}}}, 0},
+		{"the earliest share of a staggered open group", []load.Plan{{Groups: []load.Group{{Model: load.Open, Start: 300 * time.Millisecond}}}, {Groups: []load.Group{{Model: load.Open, Start: 200 * time.Millisecond}}}}, 200 * time.Millisecond},
+		{"no groups: the start", nil, 0},
+	} {
+		if got := firstRelease(tc.plans); got != tc.want {
+			t.Errorf("%s: firstRelease = %v, want %v", tc.why, got, tc.want)
+		}
+	}
+}
+
+// A burst split between two agents: the window opens at the shares'
+// release (ReleaseLead after the agreed start, once both have connected),
+// not at the start, so the target's idle wait is not in it.
+func TestFleetReleaseHookAtBurstRelease(t *testing.T) {
+	srv := newSleepy(t, 20*time.Millisecond)
+	a, _ := pipeAgent(t, "a", 0)
+	b, _ := pipeAgent(t, "b", 0)
+	f, _, err := Open(context.Background(), []Agent{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var mu sync.Mutex
+	var released time.Time
+	res, _, err := f.Run(context.Background(), load.Plan{Target: srv.URL, Groups: []load.Group{{Name: "b", Model: load.Burst, Burst: 20, Requests: reqs()}}},
+		Hooks{Release: func() { mu.Lock(); released = time.Now(); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	leave := res.Start.Add(res.Groups[0].Release)
+	if d := released.Sub(leave).Abs(); d > 50*time.Millisecond {
+		t.Errorf("Release hook at %v, the burst left at %v (%v apart): want the release instant", released, leave, d)
+	}
+	if res.Groups[0].Release < ReleaseLead-50*time.Millisecond {
+		t.Errorf("merged release %v after the start, want about ReleaseLead %v (is the burst still split?)", res.Groups[0].Release, ReleaseLead)
+	}
+}
