@@ -122,6 +122,16 @@ func TestHostAgentsLiveForTheRun(t *testing.T) {
 		t.Errorf("%d clock offsets recorded, want 2 agents x 3 loads", n)
 	}
 
+	// A plan the agents cannot share is refused before anything is sent:
+	// the agents stay.
+	one := load.Plan{Target: srv.URL, Groups: []load.Group{{Name: "b", Model: load.Burst, Burst: 1, Requests: []load.Request{{Path: "/"}}}}}
+	if _, err := hr.drive(context.Background(), s, one, nil); err == nil || !strings.Contains(err.Error(), "cannot be split among 2 generators") {
+		t.Errorf("a burst of 1 on 2 agents: %v, want it refused", err)
+	}
+	if started, exited := ag.counts(); started != 2 || exited != 0 {
+		t.Errorf("after a refused plan: %d agents started, %d exited; want the 2 kept", started, exited)
+	}
+
 	// A cancelled load (Ctrl-C) stops the agents; the next load starts new ones.
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {

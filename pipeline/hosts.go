@@ -549,8 +549,11 @@ func (hr *hostRun) drive(ctx context.Context, s *State, plan load.Plan, w window
 	s.mu.Lock()
 	hr.rec.Offsets = append(hr.rec.Offsets, offs...)
 	s.mu.Unlock()
-	if err != nil {
+	switch {
+	case err != nil && ag.fleet.Err() != nil: // the failure stopped them: say how they ended
 		return nil, withExits(err, hr.stopAgents())
+	case err != nil: // a plan refused before anything was sent: they stay
+		return nil, err
 	}
 	return res, nil
 }
