@@ -29,7 +29,7 @@ func (hr *hostRun) startPostgres(ctx context.Context, s *State) error {
 	hr.dbPidFile = d.PidFile
 	s.OnCleanup(func() {
 		out, err := d.Stop()
-		if werr := os.WriteFile(filepath.Join(s.Dir, record.LogsDir, "postgres.log"), []byte(out), 0o644); werr != nil {
+		if werr := os.WriteFile(filepath.Join(s.Dir, record.LogsDir, "postgres.log"), record.Redact([]byte(out)), 0o644); werr != nil {
 			s.Warn("PostgreSQL log: %v", werr)
 		}
 		if err != nil {

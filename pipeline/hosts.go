@@ -43,6 +43,9 @@ type hostRun struct {
 	dbPidFile  string // the postmaster's pid file on the database host, for its sampler
 	rec        *record.Hosts
 
+	agents agents                       // the load hosts' generators, kept for the run
+	spawn  func(i int) (spawned, error) // starts the i-th generator; nil: over ssh (tests give in-process ones)
+
 	mu          sync.Mutex
 	fingerprint bool                    // taken already
 	bootIDs     map[*remote.Host]string // each host's kernel boot id (hostsample.go), read once
@@ -181,9 +184,16 @@ func rttSummary(from, to string, ds []time.Duration) record.RTT {
 	return r
 }
 
-// close ends every connection; the run's cleanups have stopped the remote
-// programs before.
-func (hr *hostRun) close() { hr.sess.Close() }
+// close stops the load generators and ends every connection; the run's
+// cleanups have stopped the other remote programs before.
+func (hr *hostRun) close() {
+	hr.agents.mu.Lock()
+	hr.stopAgents() // they exit 0 on the end of their stdin; nobody to tell otherwise
+	hr.agents.mu.Unlock()
+	if hr.sess != nil {
+		hr.sess.Close()
+	}
+}
 
 func (hr *hostRun) warnOnce(s *State, key, format string, a ...any) {
 	hr.mu.Lock()
@@ -360,17 +370,26 @@ func (hr *hostRun) launch(c *remote.Host, addr string, sp Spec) (Target, error) 
 		logf.Close()
 		return nil, err
 	}
-	return &remoteTarget{spec: sp, addr: addr, host: c.Name, proc: p, log: logf}, nil
+	return &remoteTarget{spec: sp, addr: addr, host: c.Name, proc: p, pidFile: p.PidFile, log: logf}, nil
 }
 
-// remoteTarget is a program on another host.
+// remoteTarget is a program on another host; its output comes back over
+// ssh into the log here.
 type remoteTarget struct {
-	spec Spec
-	addr string
-	host string
-	proc *remote.Proc
-	log  *os.File
-	once sync.Once
+	spec    Spec
+	addr    string
+	host    string
+	proc    remoteProc
+	pidFile string // the supervisor's pid file there, for the host's sampler
+	log     *os.File
+	once    sync.Once
+}
+
+// remoteProc is the part of remote.Proc a remoteTarget uses.
+type remoteProc interface {
+	Stop() error
+	Done() <-chan struct{}
+	Err() error
 }
 
 func (t *remoteTarget) URL() string {
@@ -399,64 +418,170 @@ func (t *remoteTarget) Exited() error {
 	}
 }
 
+// Stop stops the program and redacts its log as a local target's is
+// (issue 23): the log is committed with the run, and its first line is
+// the command, which can hold a password property.
 func (t *remoteTarget) Stop() error {
 	t.once.Do(func() {
-		t.proc.Stop()
+		t.proc.Stop() // returns once the session ended: the log has all its output
 		t.log.Close()
+		_ = record.RedactFile(t.spec.LogPath)
 	})
 	return nil
 }
 
-// drive runs one load plan on the load hosts' agents as one.
-func (hr *hostRun) drive(ctx context.Context, s *State, plan load.Plan) (*load.Result, error) {
-	var agents []fleet.Agent
-	var procs []*remote.Agent
-	closeAll := func() error {
-		var errs []error
-		for i, p := range procs {
-			if err := p.Close(); err != nil {
-				errs = append(errs, fmt.Errorf("generator %s: %w", agents[i].Name, err))
-			}
-		}
-		return errors.Join(errs...)
+// agents are the load hosts' generators of a multi-host run: one
+// `threadlab load --agent` per load host, started over ssh at the first
+// load and kept for the whole run (fleet.Fleet), so no generator starts or
+// exits inside a trial's sampling window (issue 25: a start per trial left
+// the target idle inside the window and, once the agent exited, its CPU
+// counted as the load host's noise). The samplers count them as
+// threadlab's: they run threadlab's executable.
+type agents struct {
+	mu    sync.Mutex
+	fleet *fleet.Fleet
+	procs []spawned
+}
+
+// spawned is one started generator: its protocol streams and how to end
+// it (its exit error, with the tail of its stderr).
+type spawned struct {
+	agent fleet.Agent
+	close func() error
+}
+
+// spawnAgent starts the generator of the i-th load host over ssh.
+func (hr *hostRun) spawnAgent(i int) (spawned, error) {
+	c := hr.load[i]
+	argv := []string{c.Threadlab(), "load", "--agent"}
+	if cpus := hr.inv.Load[i].CPUs; cpus != "" {
+		argv = append([]string{"taskset", "-c", cpus}, argv...)
 	}
-	for i, c := range hr.load {
-		argv := []string{c.Threadlab(), "load", "--agent"}
-		if cpus := hr.inv.Load[i].CPUs; cpus != "" {
-			argv = append([]string{"taskset", "-c", cpus}, argv...)
-		}
-		p, err := c.StartAgent(argv)
+	p, err := c.StartAgent(argv)
+	if err != nil {
+		return spawned{}, err
+	}
+	return spawned{agent: fleet.Agent{Name: c.Name, Stdin: p.Stdin, Stdout: p.Stdout}, close: p.Close}, nil
+}
+
+// startAgents starts the generators and connects the fleet to them (the
+// handshake measures each clock offset).
+func (hr *hostRun) startAgents(ctx context.Context, n int) error {
+	ag := &hr.agents
+	spawn := hr.spawn
+	if spawn == nil {
+		spawn = hr.spawnAgent
+	}
+	for i := range n {
+		p, err := spawn(i)
 		if err != nil {
-			closeAll()
+			return errors.Join(err, hr.stopAgents())
+		}
+		ag.procs = append(ag.procs, p)
+	}
+	fa := make([]fleet.Agent, len(ag.procs))
+	for i, p := range ag.procs {
+		fa[i] = p.agent
+	}
+	f, _, err := fleet.Open(ctx, fa)
+	if err != nil {
+		return withExits(err, hr.stopAgents())
+	}
+	ag.fleet = f
+	return nil
+}
+
+// stopAgents stops the generators (their stdin closes: each exits) and
+// returns their exit errors with the tail of their stderr.
+func (hr *hostRun) stopAgents() error {
+	ag := &hr.agents
+	if ag.fleet != nil {
+		ag.fleet.Close()
+	}
+	var errs []error
+	for _, p := range ag.procs {
+		if err := p.close(); err != nil {
+			errs = append(errs, fmt.Errorf("generator %s: %w", p.agent.Name, err))
+		}
+	}
+	ag.fleet, ag.procs = nil, nil
+	return errors.Join(errs...)
+}
+
+func withExits(err, exits error) error {
+	if exits != nil {
+		return fmt.Errorf("%w\n%v", err, exits)
+	}
+	return err
+}
+
+// window is what a load opens and closes: a trial's samplers on the hosts
+// (hostSampling, whose methods take a nil one for none).
+type window interface {
+	begin()
+	end()
+}
+
+// drive runs one load plan on the load hosts' agents as one, starting
+// them at the first load (or after a failed one, which stops them all).
+// w's window opens at the agents' release and closes at the last answer.
+func (hr *hostRun) drive(ctx context.Context, s *State, plan load.Plan, w window) (*load.Result, error) {
+	ag := &hr.agents
+	ag.mu.Lock()
+	defer ag.mu.Unlock()
+	if ag.fleet != nil && ag.fleet.Err() != nil { // a failed load stopped them: collect their exits
+		if err := hr.stopAgents(); err != nil {
+			s.Warn("load generators: %v", err)
+		}
+	}
+	if ag.fleet == nil {
+		t0 := time.Now()
+		if err := hr.startAgents(ctx, len(hr.load)); err != nil {
 			return nil, err
 		}
-		procs = append(procs, p)
-		agents = append(agents, fleet.Agent{Name: c.Name, Stdin: p.Stdin, Stdout: p.Stdout})
+		s.Logf("load generators started on %s in %s; they stay for the run", strings.Join(ag.fleet.Names(), ", "), time.Since(t0).Round(time.Millisecond))
 	}
-	res, offs, err := fleet.Drive(ctx, agents, plan)
-	cerr := closeAll()
-	if err != nil {
-		if cerr != nil {
-			err = fmt.Errorf("%w\n%v", err, cerr)
-		}
-		return nil, err
+	h := fleet.Hooks{}
+	if w != nil {
+		h = fleet.Hooks{Release: w.begin, Done: w.end}
 	}
-	if cerr != nil {
-		s.Warn("load generators: %v", cerr)
-	}
+	res, offs, err := ag.fleet.Run(ctx, plan, h)
 	s.mu.Lock()
 	hr.rec.Offsets = append(hr.rec.Offsets, offs...)
 	s.mu.Unlock()
+	switch {
+	case err != nil && ag.fleet.Err() != nil: // the failure stopped them: say how they ended
+		return nil, withExits(err, hr.stopAgents())
+	case err != nil: // a plan refused before anything was sent: they stay
+		return nil, err
+	}
 	return res, nil
 }
 
 // runLoad runs a load plan: here, or on the load hosts of a multi-host run.
 func (s *State) runLoad(ctx context.Context, plan load.Plan) (*load.Result, error) {
+	return s.runLoadIn(ctx, plan, nil)
+}
+
+// runLoadIn is runLoad with a trial's window w (its host samplers, or
+// nil): on the load hosts, it opens at the agents' release and closes at
+// the last answer; here, it brackets load.Run.
+func (s *State) runLoadIn(ctx context.Context, plan load.Plan, w window) (*load.Result, error) {
+	if w == nil {
+		w = noWindow{}
+	}
 	if s.hosts == nil {
+		w.begin()
+		defer w.end()
 		return load.Run(ctx, plan)
 	}
-	return s.hosts.drive(ctx, s, plan)
+	return s.hosts.drive(ctx, s, plan, w)
 }
+
+type noWindow struct{}
+
+func (noWindow) begin() {}
+func (noWindow) end()   {}
 
 // targetPort is a free port for the next target: on this machine, or on
 // the target host.

@@ -39,7 +39,7 @@ func (hr *hostRun) startSampling(ctx context.Context, s *State, t Target) *hostS
 	hr.warnOnce(s, "cooldown", "multi-host run: the idle-host wait before a fork (cooldown.max_busy_pct) reads this machine only and is skipped; the in-trial noise gates run on every host")
 	pidFile := ""
 	if rt, ok := t.(*remoteTarget); ok {
-		pidFile = rt.proc.PidFile
+		pidFile = rt.pidFile
 	}
 	var conns []*remote.Host
 	hs := &hostSampling{}
@@ -83,9 +83,13 @@ func (hr *hostRun) startSampling(ctx context.Context, s *State, t Target) *hostS
 	return hs
 }
 
-// begin starts every host's window as the load starts; a host whose
+// begin starts every host's window as the load starts (the fleet's
+// Release hook, at the agents' agreed instant); a host whose
 // window cannot start is named in the trial's reasons when it stops.
 func (hs *hostSampling) begin() {
+	if hs == nil {
+		return
+	}
 	for i, r := range hs.runs {
 		if r != nil {
 			if err := r.Begin(); err != nil && hs.errs[i] == nil {
@@ -95,9 +99,13 @@ func (hs *hostSampling) begin() {
 	}
 }
 
-// end ends every host's window as the load ends, before anything slower
+// end ends every host's window as the load ends (the fleet's Done hook,
+// at the last agent's answer), before anything slower
 // (the JVM scrape here, collecting the reports) happens.
 func (hs *hostSampling) end() {
+	if hs == nil {
+		return
+	}
 	for _, r := range hs.runs {
 		if r != nil {
 			r.End()

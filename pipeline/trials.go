@@ -285,13 +285,7 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 	}
 	started := now()
 	t0 := time.Now()
-	if onHosts != nil {
-		onHosts.begin() // each host's window is the load's
-	}
-	res, err := s.runLoad(ctx, plan)
-	if onHosts != nil {
-		onHosts.end()
-	}
+	res, err := s.runLoadIn(ctx, plan, onHosts) // each host's window is the load's, from the agents' release to the last answer (hosts.go)
 	r.spent(s, tMeasure, time.Since(t0))
 	samples, flags := sampler.Stop(), sampler.Flags()
 	var noise []noiseOn

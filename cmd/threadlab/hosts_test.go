@@ -177,77 +177,94 @@ func TestHostsRun(t *testing.T) {
 	})
 
 	t.Run("kill -9 mid-trial leaves nothing on any host", func(t *testing.T) {
-		dir := t.TempDir()
-		manifest := hostsManifest(t, dir, "60s")
-		var out runOutput
-		cmd := exec.Command(bin, "run", "--hosts", hs.Inventory, "--quiet", "--run-id", "r",
-			"--data", filepath.Join(dir, "data"), "--reports", filepath.Join(dir, "reports"), manifest)
-		cmd.Stdout, cmd.Stderr = &out, &out
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan struct{})
-		go func() { cmd.Wait(); close(exited) }()
-		defer func() {
-			select {
-			case <-exited:
-			default:
-				cmd.Process.Kill()
-			}
-		}()
-		// Under load: the generators run on the load hosts (a multi-host
-		// run has no other way to generate its load).
-		deadline := time.Now().Add(3 * time.Minute)
-		for !contains(hs.Procs("load1"), "load --agent") {
-			select {
-			case <-exited:
-				t.Fatalf("threadlab ended before the trial:\n%s", out.String())
-			case <-time.After(100 * time.Millisecond):
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no trial after 3 min:\n%s", out.String())
-			}
-		}
-		// Past the warm-up, into the measurement. The warm-up is an agent job
-		// of its own: its agent ends, and the measurement's starts over ssh a
-		// moment later (slower where the hosts' shells source a heavy rc), so
-		// look again until an agent runs, at most 30 s.
-		var before []string
-		for wait := time.Now().Add(30 * time.Second); ; {
-			time.Sleep(2 * time.Second)
-			before = before[:0]
-			for name := range hs.Namespace {
-				for _, p := range hs.Procs(name) {
-					before = append(before, name+": "+p)
-				}
-			}
-			if contains(before, "load --agent") || time.Now().After(wait) {
-				break
-			}
-		}
-		t.Logf("processes on the hosts before kill -9:\n%s", strings.Join(before, "\n"))
-		for _, want := range []string{"Srv.java", "downstream --address", "load --agent"} {
-			if !contains(before, want) {
-				t.Fatalf("%q not running on any host before the kill", want)
-			}
-		}
-		cmd.Process.Signal(syscall.SIGKILL)
-		<-exited
-		t0 := time.Now()
-		var left []string
-		for time.Since(t0) < 5*time.Second {
-			if left = hs.Strays(); len(left) == 0 {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		if len(left) > 0 {
-			t.Errorf("5 s after kill -9 of threadlab, still running on the hosts:\n%s", strings.Join(left, "\n"))
-		} else {
-			t.Logf("every host clean %s after kill -9", time.Since(t0).Round(10*time.Millisecond))
-		}
+		signalMidTrial(t, hs, bin, syscall.SIGKILL, 5*time.Second)
 	})
+	// Ctrl-C: the load agents, kept for the whole run, stop with the run.
+	t.Run("SIGINT mid-trial leaves nothing on any host", func(t *testing.T) {
+		signalMidTrial(t, hs, bin, syscall.SIGINT, 30*time.Second)
+	})
+}
+
+// signalMidTrial starts a 60-second multi-host run, waits until the load
+// agents and every remote program run, sends threadlab sig and checks that
+// no host has a program of the run left within the given time after
+// threadlab exited.
+func signalMidTrial(t *testing.T, hs *netnstest.Hosts, bin string, sig syscall.Signal, within time.Duration) {
+	dir := t.TempDir()
+	manifest := hostsManifest(t, dir, "60s")
+	var out runOutput
+	cmd := exec.Command(bin, "run", "--hosts", hs.Inventory, "--quiet", "--run-id", "r",
+		"--data", filepath.Join(dir, "data"), "--reports", filepath.Join(dir, "reports"), manifest)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	defer func() {
+		select {
+		case <-exited:
+		default:
+			cmd.Process.Kill()
+			<-exited
+		}
+	}()
+	// Under load: the generators run on the load hosts (a multi-host
+	// run has no other way to generate its load).
+	deadline := time.Now().Add(3 * time.Minute)
+	for !contains(hs.Procs("load1"), "load --agent") {
+		select {
+		case <-exited:
+			t.Fatalf("threadlab ended before the trial:\n%s", out.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no trial after 3 min:\n%s", out.String())
+		}
+	}
+	// Past the warm-up, into the measurement. The agents live for the
+	// whole run (started at the warm-up's first round), but look again
+	// until one is listed, at most 30 s, in case a failed load restarted
+	// them just then.
+	var before []string
+	for wait := time.Now().Add(30 * time.Second); ; {
+		time.Sleep(2 * time.Second)
+		before = before[:0]
+		for name := range hs.Namespace {
+			for _, p := range hs.Procs(name) {
+				before = append(before, name+": "+p)
+			}
+		}
+		if contains(before, "load --agent") || time.Now().After(wait) {
+			break
+		}
+	}
+	t.Logf("processes on the hosts before %v:\n%s", sig, strings.Join(before, "\n"))
+	for _, want := range []string{"Srv.java", "downstream --address", "load --agent"} {
+		if !contains(before, want) {
+			t.Fatalf("%q not running on any host before %v", want, sig)
+		}
+	}
+	cmd.Process.Signal(sig)
+	select {
+	case <-exited:
+	case <-time.After(within):
+		t.Fatalf("threadlab still running %v after %v:\n%s", within, sig, out.String())
+	}
+	t0 := time.Now()
+	var left []string
+	for time.Since(t0) < 5*time.Second {
+		if left = hs.Strays(); len(left) == 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(left) > 0 {
+		t.Errorf("5 s after threadlab exited on %v, still running on the hosts:\n%s", sig, strings.Join(left, "\n"))
+	} else {
+		t.Logf("every host clean %s after threadlab exited on %v", time.Since(t0).Round(10*time.Millisecond), sig)
+	}
 }
 
 // TestHostsPreflight: a run whose inventory names a host without a JDK, or
