@@ -68,6 +68,11 @@ func readClaim(x record.Verdict, c *stats.Check, seed seedFigure) reading {
 	r.Warn = r.Outcome == stats.OutcomeReversed
 	if compare {
 		r.Direction = directionText(x, *c, r)
+	} else if t := absoluteTest(x); t != "" {
+		// A claim on one variant's value gets its test beside the value,
+		// as a compare claim's direction does: a "not settled" value of
+		// exactly the bound says why (too few forks for the test's level).
+		r.Size += ", " + t + " p = " + pval(x.P)
 	}
 	if seed.From != "" || seed.Value != 0 {
 		r.Seed = "seed " + seedNum(seed.Value)
@@ -80,6 +85,21 @@ func readClaim(x record.Verdict, c *stats.Check, seed seedFigure) reading {
 		}
 	}
 	return r
+}
+
+// absoluteTest names the one-sample test of a claim on one variant's value
+// as its recorded reason does (pipeline/stats/absolute.go), "" when the
+// verdict recorded no test (an older run, or no data).
+func absoluteTest(x record.Verdict) string {
+	if x.P <= 0 {
+		return ""
+	}
+	for _, t := range []string{"one-sided Wilcoxon signed-rank test", "one-sided sign test"} {
+		if strings.Contains(x.Reason, t) {
+			return t
+		}
+	}
+	return ""
 }
 
 // comparablePoint is our figure at the unit the manifest names as

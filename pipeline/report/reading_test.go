@@ -146,6 +146,38 @@ func TestReadClaimComparablePoint(t *testing.T) {
 	}
 }
 
+// TestReadClaimAbsoluteTest: a claim on one variant's value shows its
+// one-sample test and p beside the value, so a "not settled" value that
+// sits exactly on the bound says why (io-bound 20261201T211300Z: 4
+// threads on 4 forks, sign test p = 0.062).
+func TestReadClaimAbsoluteTest(t *testing.T) {
+	c := &stats.Check{Metric: "distinct_threads", Variant: "webflux", AtMost: stats.F(4)}
+	for _, tc := range []struct {
+		why  string
+		x    record.Verdict
+		want string
+	}{
+		{"sign test, not significant on 4 forks",
+			record.Verdict{Status: stats.Inconclusive, Ratio: 4, Low: 4, High: 4, P: 0.0625, Level: 0.05,
+				Reason: "at the only point: the median of webflux distinct_threads = 4 (90% CI 4–4): one-sided sign test p=0.062 for ≤ 4 is not ≤ 0.05"},
+			"value 4.00 (90% CI 4.00–4.00), one-sided sign test p = 0.062"},
+		{"signed-rank test named by the reason",
+			record.Verdict{Status: stats.Supported, Ratio: 3, Low: 3, High: 3.5, P: 0.031, Level: 0.05,
+				Reason: "supported: ... one-sided Wilcoxon signed-rank test on the log scale p=0.031"},
+			"value 3.00 (90% CI 3.00–3.50), one-sided Wilcoxon signed-rank test p = 0.031"},
+		{"no p recorded (an older run): the value alone",
+			record.Verdict{Status: stats.Supported, Ratio: 4, Low: 4, High: 4, Level: 0.05, Reason: "one-sided sign test"},
+			"value 4.00 (90% CI 4.00–4.00)"},
+		{"a p but no test named: nothing guessed",
+			record.Verdict{Status: stats.Supported, Ratio: 4, Low: 4, High: 4, P: 0.03, Level: 0.05, Reason: "supported"},
+			"value 4.00 (90% CI 4.00–4.00)"},
+	} {
+		if got := readClaim(tc.x, c, seedFigure{}).Size; got != tc.want {
+			t.Errorf("%s: size = %q, want %q", tc.why, got, tc.want)
+		}
+	}
+}
+
 // TestThenAdvice: "then" shows only where the pick stands, marked as
 // measured only when the claims named to test it all held.
 func TestThenAdvice(t *testing.T) {
