@@ -164,7 +164,12 @@ func (h *Host) Sample(ctx context.Context, pidFile string, exclude ...string) (*
 	if err != nil {
 		return nil, err
 	}
-	s := &Sampling{host: h.Name, a: a, r: bufio.NewReader(a.Stdout)}
+	return sampling(ctx, h.Name, a)
+}
+
+// sampling waits for the sampler a, started on host, to say it is ready.
+func sampling(ctx context.Context, host string, a *Agent) (*Sampling, error) {
+	s := &Sampling{host: host, a: a, r: bufio.NewReader(a.Stdout)}
 	ready := make(chan error, 1)
 	go func() {
 		line, err := s.r.ReadString('\n')
@@ -173,6 +178,7 @@ func (h *Host) Sample(ctx context.Context, pidFile string, exclude ...string) (*
 		}
 		ready <- err
 	}()
+	var err error
 	select {
 	case err = <-ready:
 	case <-ctx.Done():
@@ -182,7 +188,7 @@ func (h *Host) Sample(ctx context.Context, pidFile string, exclude ...string) (*
 	}
 	if err != nil {
 		cerr := a.Close()
-		return nil, fmt.Errorf("host %s: start the sampler: %v%v", h.Name, err, orNil(cerr))
+		return nil, fmt.Errorf("host %s: start the sampler: %v%v", host, err, orNil(cerr))
 	}
 	return s, nil
 }

@@ -56,7 +56,7 @@ func TestCPUWindowFixture(t *testing.T) {
 			hz: 100, begin: edge{line("S", 100, 30, 777), 1_000_000_000}, end: edge{line("S", 110, 30, 777), -1},
 			want: 0.1, source: "ticks", ok: true},
 		{why: "counters past 2^32 ticks (no wrap: 64-bit) at USER_HZ 250: 250 ticks are one second",
-			hz: 250, begin: edge{line("R", 5_000_000_000, 7, 1 << 40), -1}, end: edge{line("R", 5_000_000_200, 57, 1 << 40), -1},
+			hz: 250, begin: edge{line("R", 5_000_000_000, 7, 1<<40), -1}, end: edge{line("R", 5_000_000_200, 57, 1<<40), -1},
 			want: 1, source: "ticks", ok: true},
 		{why: "a command name with spaces and parentheses: fields count from the last ')'",
 			hz: 100, begin: edge{statLine(pid, "java (main) x) y", "S", 10, 0, 9), -1}, end: edge{statLine(pid, "java (main) x) y", "S", 30, 10, 9), -1},
