@@ -4,10 +4,12 @@ import (
 	"context"
 	"math"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/telemetry"
 )
 
@@ -100,5 +102,28 @@ func TestCPUColumns(t *testing.T) {
 	}
 	if hs := (&hostSampling{}); trialWindow(s, hs) != window(hs) {
 		t.Errorf("under --hosts the trial's window is the host samplers'")
+	}
+}
+
+// A single-machine run fills target_cpu_s and target_cpu_ms_per_req of
+// every trial from the target's window (the in-process target is this
+// process, so its CPU-seconds are the load generator's and the server's).
+func TestTrialCPUSeconds(t *testing.T) {
+	s, err := Run(context.Background(), parse(t, 2), opts(t, &inproc{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials, err := record.ReadCSV[record.Trial](s.Dir, record.TrialsFile)
+	if err != nil || len(trials) != 4 {
+		t.Fatalf("%d trials (%v), want 2 variants x 2", len(trials), err)
+	}
+	for _, tr := range trials {
+		if tr.TargetCPUSec <= 0 || strings.Contains(tr.Flags, telemetry.FlagCPUWindowLost) {
+			t.Errorf("%s trial %d: %v CPU-s, flags %q; want measured", tr.Variant, tr.Trial, tr.TargetCPUSec, tr.Flags)
+		}
+		// 40 requests a burst: CPU-ms per request is CPU-s x 1000 / 40.
+		if want := tr.TargetCPUSec * 1000 / 40; math.Abs(tr.TargetCPUMsPerReq-want) > 0.01 {
+			t.Errorf("%s trial %d: %v CPU-ms per request, want %v (%v CPU-s over 40 requests)", tr.Variant, tr.Trial, tr.TargetCPUMsPerReq, want, tr.TargetCPUSec)
+		}
 	}
 }
