@@ -10,7 +10,10 @@
 // CoolDown gates each trial on an idle host. Cumulative counters (CPU ticks,
 // GC count and pause time) become per-interval deltas here, once, with
 // counter resets handled, so no consumer ever sums a cumulative value (the
-// mistake in seed 002's history).
+// mistake in seed 002's history). A CPUWindow (cpuwindow.go) reads the
+// target's cumulative CPU time only at the load's release and its last
+// answer (Sampler.Begin and End on one machine, remote-helper sample on
+// the target's host), for the trial's CPU-seconds.
 package telemetry
 
 import (
