@@ -69,10 +69,18 @@ func (a *inprocAgents) counts() (started, exited int) {
 type fakeWindow struct {
 	mu           sync.Mutex
 	begins, ends []time.Time
+	onBegin      func() // called at begin, when set
 }
 
-func (w *fakeWindow) begin() { w.mu.Lock(); w.begins = append(w.begins, time.Now()); w.mu.Unlock() }
-func (w *fakeWindow) end()   { w.mu.Lock(); w.ends = append(w.ends, time.Now()); w.mu.Unlock() }
+func (w *fakeWindow) begin() {
+	w.mu.Lock()
+	w.begins = append(w.begins, time.Now())
+	w.mu.Unlock()
+	if w.onBegin != nil {
+		w.onBegin()
+	}
+}
+func (w *fakeWindow) end() { w.mu.Lock(); w.ends = append(w.ends, time.Now()); w.mu.Unlock() }
 
 // A multi-host run starts its load generators once and keeps them for
 // every load (issue 25): none starts or exits inside a trial. Each
@@ -168,20 +176,30 @@ func TestHostAgentsLiveForTheRun(t *testing.T) {
 	}
 }
 
-// A local run's window brackets load.Run; a trial without host samplers
-// (a nil *hostSampling) passes through.
+// A local run's window opens at the load's release and closes at its
+// end: for a burst, once its connections are up and before any request
+// arrives (the target's CPU-seconds then leave out accepting them, as a
+// multi-host run's window does); a trial without host samplers (a nil
+// *hostSampling) passes through.
 func TestLocalWindow(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
 	defer srv.Close()
 	s := &State{M: parse(t, 1)}
 	plan := load.Plan{Target: srv.URL, Groups: []load.Group{{Name: "g", Model: load.Burst, Burst: 2, Requests: []load.Request{{Path: "/"}}}}}
 	w := &fakeWindow{}
+	atBegin := int64(-1)
+	w.onBegin = func() { atBegin = hits.Load() }
 	res, err := s.runLoadIn(context.Background(), plan, w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(w.begins) != 1 || len(w.ends) != 1 || res.Start.Before(w.begins[0]) || w.ends[0].Before(res.Start.Add(res.Wall)) {
-		t.Errorf("window %v..%v, load %v for %v: want the window around the load", w.begins, w.ends, res.Start, res.Wall)
+	if len(w.begins) != 1 || len(w.ends) != 1 || w.begins[0].Before(res.Start) || w.ends[0].Before(res.Start.Add(res.Wall)) {
+		t.Errorf("window %v..%v, load %v for %v: want the window from the release to the end of the load", w.begins, w.ends, res.Start, res.Wall)
+	}
+	if release := res.Start.Add(res.Groups[0].Release); len(w.begins) == 1 && (atBegin != 0 || w.begins[0].After(release)) {
+		t.Errorf("the window opened at %v with %d requests served, the burst left at %v; want it opened at the release (after the connects), before any request",
+			w.begins[0].Sub(res.Start), atBegin, release.Sub(res.Start))
 	}
 	var none *hostSampling
 	if _, err := s.runLoadIn(context.Background(), plan, none); err != nil {

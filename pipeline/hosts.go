@@ -563,15 +563,18 @@ func (s *State) runLoad(ctx context.Context, plan load.Plan) (*load.Result, erro
 	return s.runLoadIn(ctx, plan, nil)
 }
 
-// runLoadIn is runLoad with a trial's window w (its host samplers, or
-// nil): on the load hosts, it opens at the agents' release and closes at
-// the last answer; here, it brackets load.Run.
+// runLoadIn is runLoad with a trial's window w (trialWindow: its host
+// samplers, or the target's CPU window here; nil for none): it opens at
+// the load's release and closes at the last answer. On the load hosts
+// the release is the agents' agreed instant; here it is load.Run's own
+// (Plan.OnRelease: a burst's once its connections are up), and the last
+// answer is load.Run's return.
 func (s *State) runLoadIn(ctx context.Context, plan load.Plan, w window) (*load.Result, error) {
 	if w == nil {
 		w = noWindow{}
 	}
 	if s.hosts == nil {
-		w.begin()
+		plan.OnRelease = w.begin
 		defer w.end()
 		return load.Run(ctx, plan)
 	}

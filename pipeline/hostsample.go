@@ -3,11 +3,13 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/threadlab/threadlab/env/remote"
+	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/telemetry"
 )
 
@@ -16,14 +18,60 @@ import (
 // host's sampler reads the target process from /proc there, so target CPU,
 // RSS and threads fill the same columns as on one machine; every host's
 // CPU used outside threadlab and its steal gate the trial as this
-// machine's do on a single-machine run, each host on its own. JVM metrics
-// still come from the target's actuator, scraped from here.
+// machine's do on a single-machine run, each host on its own. The target
+// host's sampler also reads the target's cumulative CPU time at the
+// agents' release and at the last answer (target_cpu_s), as the local
+// sampler reads it around load.Run on one machine. JVM metrics still come
+// from the target's actuator, scraped from here.
 
 // hostSampling is one trial's samplers, one per distinct host.
 type hostSampling struct {
 	names []string // "target tl-target", in inventory order
 	runs  []*remote.Sampling
 	errs  []error
+	cpu   telemetry.CPUSeconds // the target's CPU-seconds over the window, read on its host (stop)
+}
+
+// trialWindow is what a trial's load window opens and closes (runLoadIn):
+// every host's sampler under --hosts (the target's CPU-seconds read on
+// its host), else the local sampler's CPU window on the target process.
+func trialWindow(local *telemetry.Sampler, onHosts *hostSampling) window {
+	if onHosts != nil {
+		return onHosts
+	}
+	return localWindow{local}
+}
+
+// localWindow opens and closes a single-machine trial's CPU window.
+type localWindow struct{ s *telemetry.Sampler }
+
+func (w localWindow) begin() { w.s.Begin() }
+func (w localWindow) end()   { w.s.End() }
+
+// cpuColumns are a trial's target_cpu_s and target_cpu_ms_per_req: the
+// target's CPU-seconds from the load's release to its last answer (on
+// the target's host under --hosts), and those over the requests of every
+// group, which the one target served, in ms; 0 and 0 when not measured
+// (a flag says why) or nothing completed.
+func cpuColumns(local *telemetry.Sampler, onHosts *hostSampling, res *load.Result) (sec, msPerReq float64) {
+	c := local.CPU()
+	if onHosts != nil {
+		c = onHosts.cpu
+	}
+	if !c.OK {
+		return 0, 0
+	}
+	var n int64
+	if res != nil {
+		for _, g := range res.Groups {
+			n += g.Requests
+		}
+	}
+	sec = math.Round(c.Sec*1e4) / 1e4 // 0.1 ms: the clock's ns are noise below that
+	if n > 0 {
+		msPerReq = math.Round(c.Sec*1e3/float64(n)*1e4) / 1e4
+	}
+	return sec, msPerReq
 }
 
 // noiseOn is one host's noise over a trial's window, % of one core.
@@ -123,7 +171,10 @@ func (hs *hostSampling) stop(s *State, local []telemetry.Sample, flags []telemet
 	m := s.M
 	var noise []noiseOn
 	var reasons []string
-	flags = slices.DeleteFunc(flags, func(f telemetry.Flag) bool { return slices.Contains(telemetry.Affects(f.Code), "target_cpu_pct") })
+	flags = slices.DeleteFunc(flags, func(f telemetry.Flag) bool {
+		on := telemetry.Affects(f.Code)
+		return slices.Contains(on, "target_cpu_pct") || slices.Contains(on, "target_cpu_s")
+	})
 	for i, r := range hs.runs {
 		name := hs.names[i]
 		if r == nil {
@@ -146,6 +197,7 @@ func (hs *hostSampling) stop(s *State, local []telemetry.Sample, flags []telemet
 		if i == 0 { // the target host
 			local = withProcess(local, samples)
 			flags = append(flags, fl...)
+			hs.cpu = r.CPU()
 		}
 	}
 	return local, flags, noise, reasons

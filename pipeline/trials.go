@@ -285,7 +285,7 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 	}
 	started := now()
 	t0 := time.Now()
-	res, err := s.runLoadIn(ctx, plan, onHosts) // each host's window is the load's, from the agents' release to the last answer (hosts.go)
+	res, err := s.runLoadIn(ctx, plan, trialWindow(sampler, onHosts)) // the window (host samplers, target CPU-seconds) is the load's, release to last answer (hosts.go, hostsample.go)
 	r.spent(s, tMeasure, time.Since(t0))
 	samples, flags := sampler.Stop(), sampler.Flags()
 	var noise []noiseOn
@@ -338,6 +338,7 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 		rows[i].HostOutsidePct, rows[i].HostStealPct = round1(outside), round1(steal)
 		rows[i].Flags = strings.Join(codes, ";")
 		rows[i].HostsNoise = noiseText(noise)
+		rows[i].TargetCPUSec, rows[i].TargetCPUMsPerReq = cpuColumns(sampler, onHosts, res) // hostsample.go
 		if it == 1 {
 			rows[i].StartupMs = ms(f.startup)
 		}

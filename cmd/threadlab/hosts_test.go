@@ -149,10 +149,13 @@ func TestHostsRun(t *testing.T) {
 				t.Errorf("trial: target CPU %.1f%%, RSS %.0f MiB, %d threads, flags %q: want the target host's figures, no flag",
 					tr.TargetCPUPct, tr.TargetRSSMB, tr.TargetThreads, tr.Flags)
 			}
+			if tr.TargetCPUSec <= 0 || tr.TargetCPUMsPerReq <= 0 { // read on the target host at the release and the last answer
+				t.Errorf("trial: target CPU %v CPU-s, %v CPU-ms per request: want the target host's cumulative counters", tr.TargetCPUSec, tr.TargetCPUMsPerReq)
+			}
 			if n := strings.Count(tr.HostsNoise, "(steal "); n != 4 {
 				t.Errorf("hosts_noise %q: want the figures of 4 hosts", tr.HostsNoise)
 			}
-			t.Logf("target CPU %.1f%%, RSS %.0f MiB, %d threads; hosts: %s", tr.TargetCPUPct, tr.TargetRSSMB, tr.TargetThreads, tr.HostsNoise)
+			t.Logf("target CPU %.1f%% (%.4f CPU-s, %.4f CPU-ms a request), RSS %.0f MiB, %d threads; hosts: %s", tr.TargetCPUPct, tr.TargetCPUSec, tr.TargetCPUMsPerReq, tr.TargetRSSMB, tr.TargetThreads, tr.HostsNoise)
 		}
 		if n := len(meta.Hosts.Network); n != 6 {
 			t.Errorf("network probe: %d links, want 6 (every pair of 4 hosts): %+v", n, meta.Hosts.Network)

@@ -28,8 +28,12 @@ import (
 // of its stdin the last, so the samples span the load's window as the
 // controller saw it (give or take half a round trip), not the ssh starts
 // around it: a 0.4 s burst sampled from the helper's own start to its
-// report read 34% of one core where the single-machine run read 138%. It
-// then prints what it sampled as one JSON object and exits.
+// report read 34% of one core where the single-machine run read 138%. At
+// those two moments, before anything else, it also reads the program's
+// cumulative CPU time (telemetry.CPUWindow), so the report carries the
+// CPU-seconds the program spent between "go" and the end of stdin with no
+// sampling cadence in them. It then prints what it sampled as one JSON
+// object and exits.
 //
 // Hosts that share one kernel (network namespaces or containers on one
 // machine) share its CPUs, so each one's "outside threadlab" would count
@@ -39,8 +43,9 @@ import (
 
 // sampleReport is what `remote-helper sample` prints at the end.
 type sampleReport struct {
-	Samples []telemetry.Sample `json:"samples"`
-	Flags   []telemetry.Flag   `json:"flags"`
+	Samples []telemetry.Sample   `json:"samples"`
+	Flags   []telemetry.Flag     `json:"flags"`
+	CPU     telemetry.CPUSeconds `json:"cpu"` // the program's CPU-seconds from "go" to the end of stdin
 }
 
 // sampleHelper is `threadlab remote-helper sample [--exclude PIDFILE]... [PIDFILE]`.
@@ -90,9 +95,19 @@ func sampleHelper(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "sample: said %q, want go (then the end of stdin)\n", line)
 		return 2
 	}
+	// The CPU window's edges first: the sampler's first reading scans
+	// /proc, which on a busy host takes milliseconds.
+	win := telemetry.NewCPUWindow(pid)
+	if err == nil { // "go"; stdin ended before it: an empty window, nothing measured
+		win.Begin()
+	}
 	smp := telemetry.StartWith(ctx, pid, "", telemetry.Options{Interval: time.Second, Exe: exe, Groups: groups})
 	io.Copy(io.Discard, in)
+	win.End()
 	rep := sampleReport{Samples: smp.Stop(), Flags: smp.Flags()}
+	var lost []telemetry.Flag
+	rep.CPU, lost = win.CPU()
+	rep.Flags = append(rep.Flags, lost...)
 	if pid == 0 { // a host without a program of ours: only its own CPU matters
 		rep.Flags = slices.DeleteFunc(rep.Flags, func(f telemetry.Flag) bool { return f.Code == telemetry.FlagPidUnreadable })
 	}
@@ -129,6 +144,7 @@ type Sampling struct {
 	host string
 	a    *Agent
 	r    *bufio.Reader
+	cpu  telemetry.CPUSeconds // from the report (Stop)
 }
 
 // Sample starts sampling on the host: the program of pidFile (a Proc's
@@ -148,7 +164,12 @@ func (h *Host) Sample(ctx context.Context, pidFile string, exclude ...string) (*
 	if err != nil {
 		return nil, err
 	}
-	s := &Sampling{host: h.Name, a: a, r: bufio.NewReader(a.Stdout)}
+	return sampling(ctx, h.Name, a)
+}
+
+// sampling waits for the sampler a, started on host, to say it is ready.
+func sampling(ctx context.Context, host string, a *Agent) (*Sampling, error) {
+	s := &Sampling{host: host, a: a, r: bufio.NewReader(a.Stdout)}
 	ready := make(chan error, 1)
 	go func() {
 		line, err := s.r.ReadString('\n')
@@ -157,6 +178,7 @@ func (h *Host) Sample(ctx context.Context, pidFile string, exclude ...string) (*
 		}
 		ready <- err
 	}()
+	var err error
 	select {
 	case err = <-ready:
 	case <-ctx.Done():
@@ -166,7 +188,7 @@ func (h *Host) Sample(ctx context.Context, pidFile string, exclude ...string) (*
 	}
 	if err != nil {
 		cerr := a.Close()
-		return nil, fmt.Errorf("host %s: start the sampler: %v%v", h.Name, err, orNil(cerr))
+		return nil, fmt.Errorf("host %s: start the sampler: %v%v", host, err, orNil(cerr))
 	}
 	return s, nil
 }
@@ -201,5 +223,11 @@ func (s *Sampling) Stop() ([]telemetry.Sample, []telemetry.Flag, error) {
 	if derr != nil || cerr != nil {
 		return nil, nil, fmt.Errorf("host %s: the sampler's report: %v%s", s.host, derr, orNil(cerr))
 	}
+	s.cpu = rep.CPU
 	return rep.Samples, rep.Flags, nil
 }
+
+// CPU is the sampled program's CPU-seconds between Begin and End, read on
+// its host; not OK before Stop, without a program, or when it could not
+// be measured (Stop's flags then say why).
+func (s *Sampling) CPU() telemetry.CPUSeconds { return s.cpu }

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/threadlab/threadlab/env/supervise"
+	"github.com/threadlab/threadlab/pipeline/telemetry"
 )
 
 // The sampler a multi-host run starts on the target host reads the
@@ -186,4 +190,117 @@ func TestSampleHelperExcludes(t *testing.T) {
 	if all-excluded < 40 {
 		t.Errorf("outside threadlab: %.0f%% of one core counting the program, %.0f%% excluding it: want the excluded one lower by the program's CPU (40%% or more)", all, excluded)
 	}
+}
+
+// sampleChildEnv makes the test binary a `remote-helper sample PIDFILE`
+// (TestSampleChild), so a test can drive a Sampling over real pipes to
+// another process, as ssh would connect one.
+const sampleChildEnv = "THREADLAB_REMOTE_SAMPLE_PIDFILE"
+
+// TestSampleChild is the helper side of TestSamplingCPU, not a test of
+// its own.
+func TestSampleChild(t *testing.T) {
+	pidfile := os.Getenv(sampleChildEnv)
+	if pidfile == "" {
+		return
+	}
+	os.Exit(helper([]string{"sample", pidfile}, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// startSampleChild starts a sampler of the program in pidfile in another
+// process and waits for it to be ready.
+func startSampleChild(t *testing.T, pidfile string) *Sampling {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSampleChild$")
+	cmd.Env = append(os.Environ(), sampleChildEnv+"="+pidfile)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Agent{Stdin: in, Stdout: out, cmd: cmd, stderr: &supervise.Buffer{}}
+	cmd.Stderr = a.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	s, err := sampling(context.Background(), "tl-target", a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// startHog starts a busy loop and writes its pid file.
+func startHog(t *testing.T) (*exec.Cmd, string) {
+	t.Helper()
+	hog := exec.Command("sh", "-c", "while :; do :; done")
+	if err := hog.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hog.Process.Kill(); hog.Wait() })
+	pidfile := filepath.Join(t.TempDir(), "hog.pid")
+	os.WriteFile(pidfile, []byte(strconv.Itoa(hog.Process.Pid)+"\n"), 0o644)
+	return hog, pidfile
+}
+
+// TestSamplingCPU: the target host's sampler reads the program's
+// cumulative CPU time at "go" and at the end of its stdin (Begin, End)
+// and reports the CPU-seconds between; a window read here on the same
+// process around the same edges agrees with it. The program's share of
+// the machine does not matter: both read the same counters. A program
+// that exits inside the window is flagged, not measured.
+func TestSamplingCPU(t *testing.T) {
+	hog, pidfile := startHog(t)
+	s := startSampleChild(t, pidfile)
+	here := telemetry.NewCPUWindow(hog.Process.Pid)
+	here.Begin()
+	if err := s.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	s.End()
+	time.Sleep(20 * time.Millisecond) // the sampler reads at the end of its stdin, a pipe's latency after End
+	here.End()
+	if _, flags, err := s.Stop(); err != nil || len(flags) != 0 {
+		t.Fatalf("stop: flags %v, %v; want a clean report", flags, err)
+	}
+	got, ref := s.CPU(), must(here.CPU())
+	t.Logf("the host's sampler read %.4f CPU-s (%s), this process %.4f CPU-s, over a 0.4 s window", got.Sec, got.Source, ref.Sec)
+	if !got.OK || got.Source != "clock" || got.Sec <= 0 {
+		t.Fatalf("reported %+v, want CPU-seconds from the process clock", got)
+	}
+	if d := got.Sec - ref.Sec; d > 0.02 || d < -0.2*ref.Sec-0.03 {
+		t.Errorf("the host's sampler read %.4f CPU-s, this process %.4f around the same edges: want them within 20%% (+30 ms)", got.Sec, ref.Sec)
+	}
+
+	// The program dies inside the window.
+	hog2, pidfile2 := startHog(t)
+	s2 := startSampleChild(t, pidfile2)
+	s2.Begin()
+	time.Sleep(100 * time.Millisecond)
+	hog2.Process.Kill()
+	hog2.Wait()
+	s2.End()
+	_, flags, err := s2.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lost bool
+	for _, f := range flags {
+		lost = lost || f.Code == telemetry.FlagCPUWindowLost
+	}
+	if c := s2.CPU(); c.OK || !lost {
+		t.Errorf("a program that exited inside the window: %+v, flags %v; want not measured and %s", c, flags, telemetry.FlagCPUWindowLost)
+	}
+}
+
+func must(c telemetry.CPUSeconds, flags []telemetry.Flag) telemetry.CPUSeconds {
+	if len(flags) > 0 {
+		return telemetry.CPUSeconds{}
+	}
+	return c
 }

@@ -174,6 +174,7 @@ func (g *groupRun) runBurst() {
 		done.Wait() // ctx ended: every worker sees it and returns unsent
 		return
 	}
+	g.released()
 	at = g.now()
 	g.release = at
 	close(release)

@@ -47,7 +47,8 @@ type groupRun struct {
 	missed    atomic.Int64
 	askedRate float64
 
-	release int64 // burst: when the burst was released, ns since the run start
+	release  int64  // burst: when the burst was released, ns since the run start
+	released func() // Plan.OnRelease, once for the whole plan; never nil
 }
 
 // now is the time since the run start in ns, on the monotonic clock.
@@ -112,10 +113,16 @@ func Run(ctx context.Context, p Plan) (*Result, error) {
 		groups[i] = gr
 	}
 
+	var once sync.Once
+	released := func() {
+		if p.OnRelease != nil {
+			once.Do(p.OnRelease)
+		}
+	}
 	cpu0 := cpuTime()
 	start := time.Now()
 	for _, g := range groups {
-		g.t0 = start
+		g.t0, g.released = start, released
 		g.ctx, g.cancel = context.WithCancel(ctx)
 		defer g.cancel()
 	}
@@ -221,6 +228,7 @@ func newGroupRun(i int, g Group, t target, seed int64, sockets *atomic.Int64) (*
 		noKeepAlive: g.NoKeepAlive,
 		rec:         newRecorder(),
 		sockets:     sockets,
+		released:    func() {},
 	}
 	gr.stall.limit = int64(stallLimit(g))
 	// Small buffers when there are many connections: 20,000 x 32 KiB
@@ -272,6 +280,9 @@ func (g *groupRun) run() {
 		return
 	}
 	g.markBegun()
+	if g.Model != Burst { // a burst is released once its connections are up (runBurst)
+		g.released()
+	}
 	switch g.Model {
 	case Closed:
 		g.runClosed(nil, g.Users)

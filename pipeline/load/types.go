@@ -115,6 +115,12 @@ type Plan struct {
 	// OnTick, when set, is called about once a second from a single goroutine
 	// with the progress so far (for progress bars); it must return quickly.
 	OnTick func(Tick)
+	// OnRelease, when set, is called once, when the first request of the
+	// plan may leave: a burst group's release (its connections up), any
+	// other group's start. The release waits for it, so it must be quick.
+	// It opens a trial's CPU window (pipeline/telemetry, CPUWindow), which
+	// would otherwise count the target accepting a burst's connections.
+	OnRelease func()
 }
 
 // Tick is live progress.

@@ -129,6 +129,13 @@ type Trial struct {
 	// window (issue 26; spring-mvc with threadlab.pinned-events.enabled=true,
 	// else 0).
 	PinnedEvents int64 `csv:"pinned_events"`
+	// TargetCPUSec is the target's CPU time between the load's release and
+	// its last answer, from its cumulative counters (telemetry.CPUWindow);
+	// TargetCPUMsPerReq is it over the trial's requests, all groups, in ms.
+	// 0 when not measured (telemetry_flags says why) and in runs recorded
+	// before the columns (issue 25).
+	TargetCPUSec      float64 `csv:"target_cpu_s"`
+	TargetCPUMsPerReq float64 `csv:"target_cpu_ms_per_req"`
 }
 
 // Key identifies the cell a trial belongs to.

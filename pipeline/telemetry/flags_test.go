@@ -61,7 +61,7 @@ func TestAffects(t *testing.T) {
 }
 
 // codes are every flag the sampler raises.
-var codes = []string{FlagPidUnreadable, FlagPidGone, FlagPidReused, FlagScrapeFailed, FlagNoGCBaseline, FlagCounterReset, FlagMalformed, FlagFinalScrapeFailed}
+var codes = []string{FlagPidUnreadable, FlagPidGone, FlagPidReused, FlagScrapeFailed, FlagNoGCBaseline, FlagCounterReset, FlagMalformed, FlagFinalScrapeFailed, FlagCPUWindowLost}
 
 // TestSpoilersAreFlags: the metric home names flags by their codes; a
 // misspelt code there would spoil nothing.

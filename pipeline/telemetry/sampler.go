@@ -10,7 +10,10 @@
 // CoolDown gates each trial on an idle host. Cumulative counters (CPU ticks,
 // GC count and pause time) become per-interval deltas here, once, with
 // counter resets handled, so no consumer ever sums a cumulative value (the
-// mistake in seed 002's history).
+// mistake in seed 002's history). A CPUWindow (cpuwindow.go) reads the
+// target's cumulative CPU time only at the load's release and its last
+// answer (Sampler.Begin and End on one machine, remote-helper sample on
+// the target's host), for the trial's CPU-seconds.
 package telemetry
 
 import (
@@ -115,6 +118,8 @@ type Sampler struct {
 	gc      *counters         // last successful scrape's cumulative GC counters
 	skipped int               // malformed metric lines over all scrapes
 	lost    bool              // the target exited (or its pid was reused): no more process figures
+
+	cpu *CPUWindow // the target's CPU-seconds from the load's release to its last answer (Begin, End)
 }
 
 // reading is the cumulative state at one instant.
@@ -171,6 +176,7 @@ func StartWith(ctx context.Context, pid int, metricsURL string, o Options) *Samp
 		stop: make(chan struct{}), done: make(chan struct{}), warned: map[string]bool{}}
 	s.groups = append(s.groups, o.Groups...)
 	s.exe = o.Exe
+	s.cpu = NewCPUWindow(pid)
 	if g, ok := processGroup(pid); ok {
 		s.groups = append(s.groups, g)
 	}
@@ -240,11 +246,26 @@ func (s *Sampler) warnOnce(code, format string, a ...any) {
 }
 
 // Flags returns what went wrong while sampling (target gone, scrapes
-// failing, malformed metric lines, counter resets) as flags, each code
-// once. Call after Stop.
+// failing, malformed metric lines, counter resets, a CPU window lost) as
+// flags, each code once. Call after Stop.
 func (s *Sampler) Flags() []Flag {
 	<-s.done
-	return append([]Flag(nil), s.flags...)
+	_, lost := s.cpu.CPU()
+	return append(append([]Flag(nil), s.flags...), lost...)
+}
+
+// Begin opens the target's CPU window (CPUWindow.Begin): call it at the
+// load's release, which on one machine comes after Start.
+func (s *Sampler) Begin() { s.cpu.Begin() }
+
+// End closes the target's CPU window: call it at the load's last answer.
+func (s *Sampler) End() { s.cpu.End() }
+
+// CPU is the target's CPU-seconds between Begin and End (not OK without
+// them; Flags says why when they could not be measured).
+func (s *Sampler) CPU() CPUSeconds {
+	c, _ := s.cpu.CPU()
+	return c
 }
 
 // read takes the cumulative counters now. Failures leave the *OK flags
