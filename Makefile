@@ -50,7 +50,7 @@ calibration: ## Monte Carlo error rates, power, interval coverage and sequential
 	@cd pipeline/stats && $(GO) test -run '^TestCalibrationTable$$' -calibration -calibration.reps $(or $(REPS),100) -count=1 -timeout 600m . | grep -v -e '^PASS$$' -e '^ok '
 
 calibration-steady: ## false "supported" of the steady-state selection under variant-specific warm-up, 4/8/16 forks (about 3 min at REPS=100 on a shared 2-core host)
-	@$(GO) test -run '^TestSteadyCalibration$$' -steadycal.reps $(or $(REPS),100) -count=1 -v -timeout 120m ./pipeline/verdicts/ | grep -e '|' -e FAIL
+	@$(GO) test -run '^TestSteadyCalibration$$' -count=1 -v -timeout 120m ./pipeline/verdicts/ -steadycal.reps=$(or $(REPS),100) | grep -e '|' -e FAIL
 
 bench-loadgen: ## our load generator vs wrk vs a net/http client, side by side, pinned
 	scripts/bench-loadgen.sh

@@ -248,7 +248,7 @@ func everyIteration(v *stats.Verdict, k stats.Check, info map[record.CellKey]rec
 		if key.Group != group || c.Excluded == 0 || !DependsOn(k, key.Variant, point) {
 			continue
 		}
-		s := fmt.Sprintf("%s: %d iteration(s) before %s settled", CellName(key.Variant, record.FormatPoint(point)), c.Excluded, primary)
+		s := fmt.Sprintf("%s: %d iteration(s) outside the steady segments", CellName(key.Variant, record.FormatPoint(point)), c.Excluded)
 		if len(c.ExcludedForks) > 0 {
 			s += fmt.Sprintf(", fork %s never steady in %s", ForkList(c.ExcludedForks), primary)
 		}
