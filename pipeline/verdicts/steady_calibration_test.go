@@ -74,14 +74,19 @@ func naive(m *experiments.Manifest, ts []record.Trial, o stats.Options) string {
 	return v.Status
 }
 
-func TestSteadyCalibration(t *testing.T) {
-	reps := *steadyCalReps
-	if reps == 0 {
-		reps = 30
-		if testing.Short() {
-			reps = 8
-		}
+// calReps is -steadycal.reps, or 30 (8 with -short).
+func calReps() int {
+	if *steadyCalReps > 0 {
+		return *steadyCalReps
 	}
+	if testing.Short() {
+		return 8
+	}
+	return 30
+}
+
+func TestSteadyCalibration(t *testing.T) {
+	reps := calReps()
 	var table strings.Builder
 	fmt.Fprintf(&table, "| forks | reps | false supported (steady selection) | false supported (every iteration) | inconclusive |\n|---|---|---|---|---|\n")
 	for _, forks := range []int{4, 8, 16} {
@@ -194,13 +199,7 @@ func oldSettled(x []float64) bool {
 }
 
 func TestDriftCalibration(t *testing.T) {
-	reps := *steadyCalReps
-	if reps == 0 {
-		reps = 30
-		if testing.Short() {
-			reps = 8
-		}
-	}
+	reps := calReps()
 	rules := []struct {
 		name string
 		stop func([]float64) bool
