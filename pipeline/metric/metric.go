@@ -7,9 +7,9 @@
 //
 // Data flow: the load generator and the telemetry sampler fill
 // record.Trial and record.Sample; aggregate reads each trials.csv column
-// through Def.Value for summary.csv and the claims and compares the
-// Shown(InComparisons) metrics, each from the iterations WarmsUp says
-// (verdicts.ForMetric); stats asks HigherIsBetter for the direction
+// through Def.Value for summary.csv and the claims, from the iterations
+// WarmsUp says (verdicts.ForMetric), and compares the
+// Shown(InComparisons) metrics; stats asks HigherIsBetter for the direction
 // of the slow-first flag; lint asks Kind for latency; claim validation and
 // the seed tables ask PerCore; telemetry.Affects asks Spoiled; diff, the
 // comparison page and the run page's trial table show Shown(InDiff) and
