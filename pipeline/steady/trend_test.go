@@ -194,3 +194,31 @@ func TestStopRates(t *testing.T) {
 		t.Errorf("drift: stopped before round 30 in %d of %d, want <= 10%%", driftBefore30, reps)
 	}
 }
+
+// FuzzSettled: any finite rounds, zeros and negatives included, give a
+// verdict with evidence and no panic; the trend's fractions are finite or
+// NaN, never a steady verdict on an infinite bound.
+func FuzzSettled(f *testing.F) {
+	f.Add(100.0, 90.0, 95.0, 0.0, 12, false)
+	f.Add(-1.0, 1.0, 1e9, 5.0, 40, true)
+	f.Fuzz(func(t *testing.T, a, b, c, d float64, n int, higher bool) {
+		if n < 0 {
+			n = -n
+		}
+		n %= 64
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = []float64{a, b, c, d}[(i*7+i/3)%4]
+			if math.IsNaN(x[i]) || math.IsInf(x[i], 0) || math.Abs(x[i]) > 1e100 {
+				return
+			}
+		}
+		v := Settled(x, Settle{HigherIsBetter: higher})
+		if v.Why == "" {
+			t.Errorf("Settled(%v): no evidence", x)
+		}
+		if v.Steady && math.IsInf(v.DriftBound, 0) {
+			t.Errorf("Settled(%v): steady on an infinite drift bound", x)
+		}
+	})
+}
