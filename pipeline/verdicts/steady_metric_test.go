@@ -24,6 +24,10 @@ claims:
   - {id: wall-bounded, says: WebFlux answers within 1 s, check: {metric: wall_ms, variant: webflux, at_most: 1000}}
   - {id: no-errors, says: WebFlux fails nothing, check: {metric: error_pct, variant: webflux, at_most: 0}}
   - {id: tail-bounded, says: WebFlux's p99 stays under 1 s, check: {metric: p99_ms, variant: webflux, at_most: 1000}}
+  - id: threads-precondition
+    says: WebFlux answers within 1 s when it runs at least 4.5 OS threads
+    check: {metric: wall_ms, variant: webflux, at_most: 1000}
+    requires: [{metric: target_peak_threads, at_least: 4.5}]
 `
 
 // TestPerMetricSelection reproduces io-bound 20261201T211300Z's
@@ -48,7 +52,7 @@ func TestPerMetricSelection(t *testing.T) {
 		seq++
 		for i, x := range wall {
 			ts = append(ts, record.Trial{Variant: "webflux", Group: "main", Trial: seq*100 + i, Seq: seq, Fork: f, Iteration: i + 1,
-				Valid: true, WallMs: x, P99Ms: 0.99 * x, DistinctThreads: 4, Requests: 600})
+				Valid: true, WallMs: x, P99Ms: 0.99 * x, DistinctThreads: 4, Requests: 600, TargetThreads: []int{3, 3, 5, 5, 5}[f-1]})
 		}
 	}
 	all := GroupTrials(ts)
@@ -95,6 +99,12 @@ func TestPerMetricSelection(t *testing.T) {
 	ev := strings.Join(byID["event-loops-only"].Evidence, "\n")
 	if !strings.Contains(ev, "distinct_threads does not warm up") || !strings.Contains(ev, "fork 5 never steady in wall_ms") {
 		t.Errorf("event-loops-only evidence %q: want it to say which trials it read beyond the steady selection", ev)
+	}
+	// A precondition on a count reads it as a claim would: all 5 forks
+	// (3, 3, 5, 5, 5: median 5), not the 4 steady ones (median 4, which
+	// would fail the 4.5 it needs).
+	if ev := strings.Join(byID["threads-precondition"].Evidence, "\n"); !strings.Contains(ev, "precondition: target_peak_threads") || !strings.Contains(ev, "webflux: 5, holds") {
+		t.Errorf("threads-precondition evidence %q: want the precondition read on every fork (median 5) and holding", ev)
 	}
 	if ev := strings.Join(byID["wall-bounded"].Evidence, "\n"); strings.Contains(ev, "does not warm up") {
 		t.Errorf("wall-bounded evidence %q: a metric that warms up reads the steady selection, nothing to add", ev)

@@ -61,7 +61,7 @@ func Evaluate(m *experiments.Manifest, trials []record.Trial, o stats.Options, h
 			steadyRule(&v, m, c, steadyInfo)
 			capByForks(&v, c.Check, sc)
 		}
-		applyPreconditions(&v, checkPreconditions(m, c, cells, trials, h))
+		applyPreconditions(&v, checkPreconditions(m, c, cells, all, trials, h))
 		rv := toRecord(v)
 		if d := c.Decision; d != nil {
 			rv.Decision = &record.Decision{When: d.When, Pick: d.Pick, Then: d.Then, TestedBy: d.TestedBy}
