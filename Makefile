@@ -49,8 +49,8 @@ bench: ## Go benchmarks (speed and allocation targets live here, not in unit tes
 calibration: ## Monte Carlo error rates, power, interval coverage and sequential savings of every claim test through the production bootstrap, as the tables in METHODOLOGY.md (~10 CPU-s per repetition; REPS=100 by default, 1000 needs ~3 CPU-hours)
 	@cd pipeline/stats && $(GO) test -run '^TestCalibrationTable$$' -calibration -calibration.reps $(or $(REPS),100) -count=1 -timeout 600m . | grep -v -e '^PASS$$' -e '^ok '
 
-calibration-steady: ## false "supported" of the steady-state selection under variant-specific warm-up, 4/8/16 forks (about 3 min at REPS=100 on a shared 2-core host)
-	@$(GO) test -run '^TestSteadyCalibration$$' -steadycal.reps $(or $(REPS),100) -count=1 -v -timeout 120m ./pipeline/verdicts/ | grep -e '|' -e FAIL
+calibration-steady: ## false "supported" of the steady-state selection under variant-specific warm-up, and of the until-steady stop rule under a slow drift, 4/8/16 forks (about 1 CPU-minute at REPS=200)
+	@$(GO) test -run '^Test(Steady|Drift)Calibration$$' -count=1 -v -timeout 120m ./pipeline/verdicts/ -steadycal.reps=$(or $(REPS),100) | grep -e '|' -e FAIL
 
 bench-loadgen: ## our load generator vs wrk vs a net/http client, side by side, pinned
 	scripts/bench-loadgen.sh

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -46,6 +47,7 @@ func (Aggregate) Run(ctx context.Context, s *State) error {
 	if err != nil {
 		return err
 	}
+	all := maps.Clone(cells) // metrics that do not warm up read every iteration (verdicts.ForMetric)
 	st := verdicts.Steady(s.M, order, cells, series, warm)
 	if err := record.WriteJSON(s.Dir, record.SteadyFile, st); err != nil {
 		return err
@@ -58,7 +60,7 @@ func (Aggregate) Run(ctx context.Context, s *State) error {
 	var rows []record.Summary
 	for _, k := range order {
 		for _, metric := range experiments.Metrics {
-			xs, _ := verdicts.ForkValues(cells[k], metric)
+			xs, _ := verdicts.ForkValues(verdicts.ForMetric(metric, all, cells)[k], metric)
 			if len(xs) == 0 {
 				continue
 			}

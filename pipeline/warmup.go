@@ -65,11 +65,7 @@ func (s *State) warmup(ctx context.Context, j Job, seq, fork int, plan load.Plan
 			if x, ok := metric.Value(rows[0], primary); ok && !math.IsNaN(x) && rows[0].Valid {
 				xs = append(xs, x)
 			}
-			if elapsed >= w.Min && steady.Settled(xs, rule).Steady {
-				stop = "steady"
-			} else if elapsed >= w.Max {
-				stop = "max"
-			}
+			stop, _ = steady.Stop(xs, elapsed, w.Min, w.Max, rule)
 		}
 		reason := steady.RoundReason(n)
 		if stop == "steady" || stop == "max" {

@@ -7,7 +7,8 @@
 //
 // Data flow: the load generator and the telemetry sampler fill
 // record.Trial and record.Sample; aggregate reads each trials.csv column
-// through Def.Value for summary.csv and the claims and compares the
+// through Def.Value for summary.csv and the claims, from the iterations
+// WarmsUp says (verdicts.ForMetric), and compares the
 // Shown(InComparisons) metrics; stats asks HigherIsBetter for the direction
 // of the slow-first flag; lint asks Kind for latency; claim validation and
 // the seed tables ask PerCore; telemetry.Affects asks Spoiled; diff, the
@@ -128,8 +129,18 @@ type Def struct {
 	// a trial carrying one is invalid for a claim on the metric, and the
 	// value is left out of the statistics.
 	SpoiledBy []string
-	Source    string // where the number comes from, for the report's glossary
-	Value     func(t record.Trial) float64
+	// NoWarmup: the value does not change as the JVM warms up (a count set
+	// by the configuration or the load: pool and event-loop threads,
+	// requests in flight, threads waiting for a connection; a failure
+	// count, which must be counted wherever it happens; the host and the
+	// pipeline around the target). Claims and summary.csv then read every
+	// valid measured iteration of each fork, including forks whose primary
+	// metric never settled; a metric that warms up (false, the zero value
+	// and the safe reading for a new metric) reads only each fork's steady
+	// iterations of the primary metric (verdicts/steady.go, issue 20).
+	NoWarmup bool
+	Source   string // where the number comes from, for the report's glossary
+	Value    func(t record.Trial) float64
 }
 
 // Header is the metric's header in the run page's trial table.
@@ -146,9 +157,9 @@ var Defs = []Def{
 		Value: func(t record.Trial) float64 { return float64(t.Requests) }},
 	{Name: "ok_rps", Label: "successful throughput, 2xx only (req/s)", Unit: "req/s", Kind: Throughput, HigherIsBetter: true, Claim: true, Source: "load generator: answers with a 2xx status per second of the measured window (seed 002's requests_ok)",
 		Value: func(t record.Trial) float64 { return t.OKRPS }},
-	{Name: "errors", Label: "errors", Kind: Failure, Whole: true, Claim: true, Default: InTrials, Source: "load generator: failed requests (non-2xx, timeouts, connection errors)",
+	{Name: "errors", Label: "errors", Kind: Failure, Whole: true, Claim: true, Default: InTrials, NoWarmup: true, Source: "load generator: failed requests (non-2xx, timeouts, connection errors)",
 		Value: func(t record.Trial) float64 { return float64(t.Errors) }},
-	{Name: "error_pct", Label: "errors (% of requests)", Unit: "%", Kind: Failure, Claim: true, Source: "load generator: errors over requests",
+	{Name: "error_pct", Label: "errors (% of requests)", Unit: "%", Kind: Failure, Claim: true, NoWarmup: true, Source: "load generator: errors over requests",
 		Value: func(t record.Trial) float64 { return t.ErrorPct }},
 	{Name: "p50_ms", Label: "p50 latency (ms)", Unit: "ms", Kind: Latency, Claim: true, Default: InTrials | InComparisons | InDiff, Source: "load generator: HdrHistogram of response times",
 		Value: func(t record.Trial) float64 { return t.P50Ms }},
@@ -164,11 +175,11 @@ var Defs = []Def{
 		Value: func(t record.Trial) float64 { return t.MeanMs }},
 	{Name: "wall_ms", Label: "wall time (ms)", Unit: "ms", Kind: Duration, Claim: true, Default: InTrials | InComparisons, Source: "load generator: first request sent to last response (bursts)",
 		Value: func(t record.Trial) float64 { return t.WallMs }},
-	{Name: "distinct_threads", Label: "server threads used", Kind: Resource, Whole: true, Claim: true, Default: InTrials, Head: "threads", Source: "target: distinct thread names reported in responses",
+	{Name: "distinct_threads", Label: "server threads used", Kind: Resource, Whole: true, Claim: true, Default: InTrials, Head: "threads", NoWarmup: true, Source: "target: distinct thread names reported in responses",
 		Value: func(t record.Trial) float64 { return float64(t.DistinctThreads) }},
 	{Name: "target_cpu_pct", Label: "target CPU (% of one core)", Unit: OneCore, Kind: Resource, PerCore: true, Claim: true, Default: InTrials, Head: "target CPU (% of one core)", SpoiledBy: byProcess, Source: "telemetry: target process CPU over the trial",
 		Value: func(t record.Trial) float64 { return t.TargetCPUPct }},
-	{Name: "target_peak_threads", Label: "target OS threads (peak)", Kind: Resource, Whole: true, Claim: true, SpoiledBy: byProcess, Source: "telemetry: peak OS threads of the target process",
+	{Name: "target_peak_threads", Label: "target OS threads (peak)", Kind: Resource, Whole: true, Claim: true, SpoiledBy: byProcess, NoWarmup: true, Source: "telemetry: peak OS threads of the target process",
 		Value: func(t record.Trial) float64 { return float64(t.TargetThreads) }},
 	{Name: "target_peak_rss_mb", Label: "target memory, peak RSS (MiB)", Unit: "MiB", Kind: Resource, Claim: true, SpoiledBy: byProcess, Source: "telemetry: peak resident memory of the target process",
 		Value: func(t record.Trial) float64 { return t.TargetRSSMB }},
@@ -180,17 +191,17 @@ var Defs = []Def{
 		Value: func(t record.Trial) float64 { return float64(t.GCCount) }},
 	{Name: "gc_pause_ms", Label: "GC pause time (ms)", Unit: "ms", Kind: Resource, Claim: true, SpoiledBy: byGC, Source: "telemetry: growth of jvm_gc_pause_seconds_sum over the window",
 		Value: func(t record.Trial) float64 { return t.GCPauseMs }},
-	{Name: "jvm_live_threads", Label: "JVM platform threads (peak)", Kind: Resource, Whole: true, Claim: true, SpoiledBy: byGauge, Source: "telemetry: highest jvm_threads_live_threads of the per-second scrapes (virtual threads are not in it)",
+	{Name: "jvm_live_threads", Label: "JVM platform threads (peak)", Kind: Resource, Whole: true, Claim: true, SpoiledBy: byGauge, NoWarmup: true, Source: "telemetry: highest jvm_threads_live_threads of the per-second scrapes (virtual threads are not in it)",
 		Value: func(t record.Trial) float64 { return float64(t.JVMLiveThreads) }},
-	{Name: "peak_virtual_threads", Label: "virtual threads handling requests (peak)", Kind: Resource, Whole: true, Claim: true, SpoiledBy: byGauge, Source: "telemetry: highest threadlab_virtual_inflight of the per-second scrapes (requests in progress on virtual threads; built-in targets)",
+	{Name: "peak_virtual_threads", Label: "virtual threads handling requests (peak)", Kind: Resource, Whole: true, Claim: true, SpoiledBy: byGauge, NoWarmup: true, Source: "telemetry: highest threadlab_virtual_inflight of the per-second scrapes (requests in progress on virtual threads; built-in targets)",
 		Value: func(t record.Trial) float64 { return float64(t.PeakVirtualThreads) }},
-	{Name: "peak_hikari_pending", Label: "threads waiting for a pooled connection (peak)", Kind: Resource, Whole: true, Claim: true, SpoiledBy: byGauge, Source: "telemetry: highest hikaricp_connections_pending of the per-second scrapes",
+	{Name: "peak_hikari_pending", Label: "threads waiting for a pooled connection (peak)", Kind: Resource, Whole: true, Claim: true, SpoiledBy: byGauge, NoWarmup: true, Source: "telemetry: highest hikaricp_connections_pending of the per-second scrapes",
 		Value: func(t record.Trial) float64 { return float64(t.PeakHikariPending) }},
-	{Name: "pinned_events", Label: "virtual threads pinned (JFR events)", Kind: Resource, Whole: true, Claim: true, SpoiledBy: byPinned, Source: "telemetry: growth of threadlab_virtual_pinned_total over the window, the jdk.VirtualThreadPinned events (JFR, 20 ms threshold) the spring-mvc target counts with a RecordingStream when threadlab.pinned-events.enabled=true; 0 for any other target",
+	{Name: "pinned_events", Label: "virtual threads pinned (JFR events)", Kind: Resource, Whole: true, Claim: true, SpoiledBy: byPinned, NoWarmup: true, Source: "telemetry: growth of threadlab_virtual_pinned_total over the window, the jdk.VirtualThreadPinned events (JFR, 20 ms threshold) the spring-mvc target counts with a RecordingStream when threadlab.pinned-events.enabled=true; 0 for any other target",
 		Value: func(t record.Trial) float64 { return float64(t.PinnedEvents) }},
 	{Name: "gen_cpu_pct", Label: "generator CPU (% of one core)", Unit: OneCore, Kind: Resource, PerCore: true, Claim: true, Default: InTrials, Head: "generator CPU (% of one core)", Source: "telemetry: load generator CPU (a saturated generator measures itself)",
 		Value: func(t record.Trial) float64 { return t.GenCPUPct }},
-	{Name: "asked_rate", Label: "asked rate (req/s)", Unit: "req/s", Kind: Schedule, HigherIsBetter: true, Source: "load generator: the open-model arrival rate asked for",
+	{Name: "asked_rate", Label: "asked rate (req/s)", Unit: "req/s", Kind: Schedule, HigherIsBetter: true, NoWarmup: true, Source: "load generator: the open-model arrival rate asked for",
 		Value: func(t record.Trial) float64 { return t.AskedRate }},
 	{Name: "achieved_rate", Label: "achieved rate (req/s)", Unit: "req/s", Kind: Schedule, HigherIsBetter: true, Source: "load generator: arrivals actually sent",
 		Value: func(t record.Trial) float64 { return t.AchievedRate }},
@@ -198,17 +209,17 @@ var Defs = []Def{
 		Value: func(t record.Trial) float64 { return float64(t.Missed) }},
 	{Name: "late_pct", Label: "late sends (% of sends)", Unit: "%", Kind: Schedule, Source: "load generator: arrivals sent behind schedule",
 		Value: func(t record.Trial) float64 { return t.LatePct }},
-	{Name: "release_spread_ms", Label: "burst release spread across generators (ms)", Unit: "ms", Kind: Schedule, Source: "fleet: the latest generator's release of its share of the burst minus the earliest, on the agreed clock (noise.max_release_spread bounds it)",
+	{Name: "release_spread_ms", Label: "burst release spread across generators (ms)", Unit: "ms", Kind: Schedule, NoWarmup: true, Source: "fleet: the latest generator's release of its share of the burst minus the earliest, on the agreed clock (noise.max_release_spread bounds it)",
 		Value: func(t record.Trial) float64 { return t.ReleaseSpreadMs }},
-	{Name: "host_busy_pct", Label: "host busy before the trial (% of all CPUs)", Unit: "% of all CPUs", Kind: Host, Default: InTrials, Head: "host busy (% of all CPUs)", Source: "host check: CPU used outside threadlab before the trial",
+	{Name: "host_busy_pct", Label: "host busy before the trial (% of all CPUs)", Unit: "% of all CPUs", Kind: Host, Default: InTrials, Head: "host busy (% of all CPUs)", NoWarmup: true, Source: "host check: CPU used outside threadlab before the trial",
 		Value: func(t record.Trial) float64 { return t.HostBusyPct }},
-	{Name: "host_outside_pct", Label: "host CPU outside threadlab during the window (% of one core)", Unit: OneCore, Kind: Host, PerCore: true, Source: "series: host CPU minus threadlab, the target and its services, averaged over the window (the in-trial noise gate)",
+	{Name: "host_outside_pct", Label: "host CPU outside threadlab during the window (% of one core)", Unit: OneCore, Kind: Host, PerCore: true, NoWarmup: true, Source: "series: host CPU minus threadlab, the target and its services, averaged over the window (the in-trial noise gate)",
 		Value: func(t record.Trial) float64 { return t.HostOutsidePct }},
-	{Name: "host_steal_pct", Label: "CPU stolen by the hypervisor during the window (% of one core)", Unit: OneCore, Kind: Host, PerCore: true, Source: "series: steal time averaged over the window (the in-trial noise gate)",
+	{Name: "host_steal_pct", Label: "CPU stolen by the hypervisor during the window (% of one core)", Unit: OneCore, Kind: Host, PerCore: true, NoWarmup: true, Source: "series: steal time averaged over the window (the in-trial noise gate)",
 		Value: func(t record.Trial) float64 { return t.HostStealPct }},
-	{Name: "cooldown_ms", Label: "cool-down wait (ms)", Unit: "ms", Kind: Duration, Source: "pipeline: time waited for the host to go quiet",
+	{Name: "cooldown_ms", Label: "cool-down wait (ms)", Unit: "ms", Kind: Duration, NoWarmup: true, Source: "pipeline: time waited for the host to go quiet",
 		Value: func(t record.Trial) float64 { return t.CoolDownMs }},
-	{Name: "startup_ms", Label: "target start-up (ms)", Unit: "ms", Kind: Duration, Source: "pipeline: start of the target to its ready probe",
+	{Name: "startup_ms", Label: "target start-up (ms)", Unit: "ms", Kind: Duration, NoWarmup: true, Source: "pipeline: start of the target to its ready probe",
 		Value: func(t record.Trial) float64 { return t.StartupMs }},
 	// CPU-seconds from cumulative counters (issue 25): read at the load's
 	// release and at its last answer, so no sampling cadence is in them
@@ -228,6 +239,14 @@ func Lookup(name string) (Def, bool) {
 		return Def{}, false
 	}
 	return Defs[i], true
+}
+
+// WarmsUp reports whether claims on a metric read only each fork's steady
+// iterations (Def.NoWarmup false); true for an unknown name, the safe
+// reading.
+func WarmsUp(name string) bool {
+	d, _ := Lookup(name)
+	return !d.NoWarmup
 }
 
 // HigherIsBetter reports the direction of a metric; false (lower is

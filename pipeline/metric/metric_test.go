@@ -297,3 +297,65 @@ func TestLatencyKind(t *testing.T) {
 		t.Errorf("latency metrics = %v, want %v", got, want)
 	}
 }
+
+// TestWarmsUp decides, per Def, whether claims on the metric read only
+// each fork's steady iterations (it warms up) or every valid measured
+// iteration (issue 20). A new Def fails here until it has a row.
+func TestWarmsUp(t *testing.T) {
+	rows := []struct {
+		name  string
+		warms bool
+		why   string
+	}{
+		{"rps", true, "throughput rises as the JIT compiles the request path"},
+		{"requests", true, "a timed window completes more requests once warm (a burst's count is fixed, but a timed load's is not)"},
+		{"ok_rps", true, "throughput"},
+		{"errors", false, "a failure is a failure whenever it happens: dropping warm-up bursts would hide it"},
+		{"error_pct", false, "as errors"},
+		{"p50_ms", true, "latency falls as the JIT warms up"},
+		{"p90_ms", true, "latency"},
+		{"p99_ms", true, "latency"},
+		{"p999_ms", true, "latency"},
+		{"max_ms", true, "latency"},
+		{"mean_ms", true, "latency"},
+		{"wall_ms", true, "a burst's wall time: the primary metric the selection is made on"},
+		{"distinct_threads", false, "set by the pool size, the event-loop count or the burst size, not by compiled code"},
+		{"target_cpu_pct", true, "JIT compiler threads burn CPU during warm-up"},
+		{"target_peak_threads", false, "a thread count set by the configuration and the load"},
+		{"target_peak_rss_mb", true, "the heap and the code cache grow during warm-up"},
+		{"target_peak_cpu_pct", true, "CPU, as target_cpu_pct"},
+		{"peak_heap_mb", true, "allocation falls as C2's escape analysis removes allocations"},
+		{"gc_count", true, "follows allocation, which changes with compilation"},
+		{"gc_pause_ms", true, "as gc_count"},
+		{"jvm_live_threads", false, "platform threads: pool and event-loop sizes"},
+		{"peak_virtual_threads", false, "requests in flight: the burst size or the users"},
+		{"peak_hikari_pending", false, "threads waiting for a connection: users beyond the pool"},
+		{"pinned_events", false, "a pinning is a property of the code path (a monitor held across blocking), counted per request"},
+		{"gen_cpu_pct", true, "the generator's CPU follows the throughput it drives"},
+		{"asked_rate", false, "configured by the manifest"},
+		{"achieved_rate", true, "follows how fast the target answers"},
+		{"missed", true, "follows how fast the target frees connections"},
+		{"late_pct", true, "as missed"},
+		{"release_spread_ms", false, "the fleet's clocks and start, not the target"},
+		{"host_busy_pct", false, "the host before the trial, not the target"},
+		{"host_outside_pct", false, "the host around the target"},
+		{"host_steal_pct", false, "the hypervisor"},
+		{"cooldown_ms", false, "the pipeline's wait"},
+		{"startup_ms", false, "one value per fork, the same for each of its iterations"},
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		seen[r.name] = true
+		if got := WarmsUp(r.name); got != r.warms {
+			t.Errorf("WarmsUp(%q) = %v, want %v: %s", r.name, got, r.warms, r.why)
+		}
+	}
+	for _, d := range Defs {
+		if !seen[d.Name] {
+			t.Errorf("metric %q has no row here: decide whether it warms up (Def.NoWarmup) and add the row with the reason", d.Name)
+		}
+	}
+	if !WarmsUp("no-such-metric") {
+		t.Error("an unknown metric must read as warming up (the safe reading)")
+	}
+}

@@ -14,6 +14,12 @@ type Steady struct {
 	// Rule names the steady-state rules the file was made with, for the
 	// report's Method ("" in runs made before issue 20).
 	Rule string `json:"rule,omitempty"`
+	// EveryIteration lists the metrics that do not warm up
+	// (metric.Def.NoWarmup): their claims and summary.csv rows read every
+	// valid measured iteration of every fork, the iterations and forks the
+	// cells below exclude included. Absent in runs made before issue 20's
+	// per-metric selection, where every metric read the steady iterations.
+	EveryIteration []string `json:"every_iteration,omitempty"`
 	// FirstIteration is the run-wide first-iteration test of runs made
 	// before issue 20 replaced it with per-fork selection; kept so that
 	// their steady.json still reads. New runs leave it nil.

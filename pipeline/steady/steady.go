@@ -5,8 +5,10 @@
 // Two rules, both documented in METHODOLOGY.md ("Steady state"):
 //   - Settled (settle.go) is the stopping rule of an until-steady warm-up,
 //     after BenchmarkDotNet's automatic warm-up: stop once the recent rounds
-//     fluctuate instead of moving one way and are no longer improving on the
-//     rounds before them.
+//     fluctuate instead of moving one way, are no longer improving on the
+//     rounds before them, and bound any drift left small (Theil–Sen's slope
+//     with Sen's confidence bound and Mann–Kendall's test, trend.go); Stop
+//     adds the warm-up's min and max.
 //   - Classify follows Barrett et al. (2017), "Virtual machine warmup blows
 //     hot and cold" (OOPSLA), and their warmup_stats tool: changepoints by
 //     PELT, then a classification of the sequence as flat, warm-up,

@@ -95,10 +95,11 @@ func applyPreconditions(v *stats.Verdict, a applicability) {
 
 // checkPreconditions evaluates claim c on this run: every variant it reads
 // must have run here, then each precondition in order. valid holds the
-// steady valid trials per cell (what the claims read); all is every row
-// of trials.csv, invalid ones too (the generator rule counts windows the
-// retries replaced).
-func checkPreconditions(m *experiments.Manifest, c experiments.Claim, valid map[record.CellKey][]record.Trial, all []record.Trial, h Host) applicability {
+// steady valid trials per cell and every the valid ones (GroupTrials): a
+// precondition on a metric reads them as a claim on it would
+// (ForMetric); all is every row of trials.csv, invalid ones too (the
+// generator rule counts windows the retries replaced).
+func checkPreconditions(m *experiments.Manifest, c experiments.Claim, valid, every map[record.CellKey][]record.Trial, all []record.Trial, h Host) applicability {
 	var a applicability
 	for _, name := range claimVariants(c) {
 		if why, ok := h.Skipped[name]; ok {
@@ -115,7 +116,7 @@ func checkPreconditions(m *experiments.Manifest, c experiments.Claim, valid map[
 		case r.Generator != "":
 			line, failed, unknown = checkGenerator(preconditionCells(m, c, r), all)
 		default:
-			line, failed, unknown = checkMetric(r, preconditionCells(m, c, r), valid, h)
+			line, failed, unknown = checkMetric(r, preconditionCells(m, c, r), ForMetric(r.Metric, every, valid), h)
 		}
 		a.evidence = append(a.evidence, "precondition: "+line)
 		if failed != "" && a.failed == "" {

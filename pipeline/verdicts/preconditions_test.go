@@ -138,7 +138,8 @@ func TestPreconditions(t *testing.T) {
 				c.Requires = append(c.Requires, req(t, r))
 			}
 			trials := preTrials()
-			a := checkPreconditions(m, c, GroupTrials(slices.Clone(trials)), trials, tt.host)
+			valid := GroupTrials(slices.Clone(trials))
+			a := checkPreconditions(m, c, valid, valid, trials, tt.host)
 			for _, x := range []struct{ what, got, want string }{{"failed", a.failed, tt.failed}, {"unknown", a.unknown, tt.unknown}} {
 				if (x.want == "") != (x.got == "") || !strings.Contains(x.got, x.want) {
 					t.Errorf("%s: %s = %q, want %q", tt.why, x.what, x.got, x.want)

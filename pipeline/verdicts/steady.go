@@ -27,7 +27,7 @@ import (
 // warmup.csv.
 
 // SteadyRule names the rules of this file for steady.json and the report.
-const SteadyRule = "per-fork selection on >= 10 points (iterations, or seconds of a timed window); PELT change in mean, penalty 6 log n; warm-up until steady: last 4 rounds fluctuate and no longer improve on the 4 before"
+const SteadyRule = "per-fork selection on >= 10 points (iterations, or seconds of a timed window) of the primary metric, applied to every metric that warms up; metrics that do not warm up (steady.json every_iteration) read every valid measured iteration; PELT change in mean, penalty 6 log n; warm-up until steady: last 4 rounds fluctuate and no longer improve on the 4 before, and Sen's 90% bound of the Theil-Sen slope over the last <= 20 rounds improves by at most max(5%, 1 noise unit) over 10 more"
 
 // edgeSeconds is how far into a window a per-second steady start may lie
 // and the window still count as steady: its first seconds are left out of
@@ -223,6 +223,45 @@ func (sel selection) apply(cells map[record.CellKey][]record.Trial) (map[record.
 	return out, info
 }
 
+// ForMetric is the cells a claim or a summary on metric name reads: the
+// steady cells (each fork's steady iterations of the primary metric) for
+// a metric that warms up, every valid measured iteration (all, as
+// GroupTrials returns them) for one that does not (metric.Def.NoWarmup):
+// a thread count is not warm-up because the fork's wall time still was,
+// and a fork whose wall time never settled still counts for it.
+func ForMetric(name string, all, steady map[record.CellKey][]record.Trial) map[record.CellKey][]record.Trial {
+	if metric.WarmsUp(name) {
+		return steady
+	}
+	return all
+}
+
+// everyIteration says, in the evidence of a claim on a metric that does
+// not warm up, which trials it read that the steady selection of the
+// primary metric left out: the pre-steady iterations and the forks with
+// no steady state of each cell it reads. Nothing when the selection left
+// nothing out.
+func everyIteration(v *stats.Verdict, k stats.Check, info map[record.CellKey]record.SteadyCell, group, primary string) {
+	var what []string
+	for key, c := range info {
+		point := record.ParsePoint(key.Point)
+		if key.Group != group || c.Excluded == 0 || !DependsOn(k, key.Variant, point) {
+			continue
+		}
+		s := fmt.Sprintf("%s: %d iteration(s) outside the steady segments", CellName(key.Variant, record.FormatPoint(point)), c.Excluded)
+		if len(c.ExcludedForks) > 0 {
+			s += fmt.Sprintf(", fork %s never steady in %s", ForkList(c.ExcludedForks), primary)
+		}
+		what = append(what, s)
+	}
+	if len(what) == 0 {
+		return
+	}
+	slices.Sort(what)
+	v.Evidence = append(v.Evidence, fmt.Sprintf("%s does not warm up: every valid measured iteration of each fork counts, including those the steady selection of %s leaves out (%s)",
+		k.Metric, primary, strings.Join(what, "; ")))
+}
+
 // steadyOnly is apply for a manifest and a run's series.csv rows.
 func steadyOnly(m *experiments.Manifest, cells map[record.CellKey][]record.Trial, series []record.Sample) (map[record.CellKey][]record.Trial, map[record.CellKey]record.SteadyCell) {
 	return newSelection(m, series).apply(cells)
@@ -341,6 +380,11 @@ func warmupOf(c *record.SteadyCell, rounds []record.Trial, name string) {
 func Steady(m *experiments.Manifest, order []record.CellKey, cells map[record.CellKey][]record.Trial,
 	series []record.Sample, warm []record.Trial) record.Steady {
 	st := record.Steady{Metric: m.Primary(), Rule: SteadyRule}
+	for _, d := range metric.Defs {
+		if d.NoWarmup {
+			st.EveryIteration = append(st.EveryIteration, d.Name)
+		}
+	}
 	sel := newSelection(m, series)
 	warmByCell := map[record.CellKey][]record.Trial{}
 	slices.SortStableFunc(warm, func(a, b record.Trial) int { return a.Seq - b.Seq })

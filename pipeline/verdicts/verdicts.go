@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
 )
@@ -40,10 +41,11 @@ func Evaluate(m *experiments.Manifest, trials []record.Trial, o stats.Options, h
 	// its steady state are left out, and forks with none are excluded
 	// (steady.go); a cell left with too few steady forks makes the
 	// claims on it inconclusive, "not in steady state".
-	cells, steadyInfo := steadyOnly(m, GroupTrials(trials), h.Series)
+	all := GroupTrials(trials)
+	cells, steadyInfo := steadyOnly(m, all, h.Series)
 	var out []record.Verdict
 	for _, c := range m.Claims {
-		sc := claimCells(m, c, cells)
+		sc := claimCells(m, c, ForMetric(c.Check.Metric, all, cells))
 		co := o
 		if m.Forks.Sequential() && co.Sequential.MaxLooks == 0 {
 			// The last look of a sequential design: judged at the level its
@@ -56,10 +58,10 @@ func Evaluate(m *experiments.Manifest, trials []record.Trial, o stats.Options, h
 			v = notRecorded(c, col, co)
 		} else {
 			v = stats.EvaluateWith(c.ID, c.Says, c.Check, sc, co)
-			notSteady(&v, c.Check, steadyInfo, claimGroup(m, c))
+			steadyRule(&v, m, c, steadyInfo)
 			capByForks(&v, c.Check, sc)
 		}
-		applyPreconditions(&v, checkPreconditions(m, c, cells, trials, h))
+		applyPreconditions(&v, checkPreconditions(m, c, cells, all, trials, h))
 		rv := toRecord(v)
 		if d := c.Decision; d != nil {
 			rv.Decision = &record.Decision{When: d.When, Pick: d.Pick, Then: d.Then, TestedBy: d.TestedBy}
@@ -82,20 +84,34 @@ func Evaluate(m *experiments.Manifest, trials []record.Trial, o stats.Options, h
 // of a run (pipeline.DecideByClaims) stop a cell once no pending check
 // reads it (DependsOn).
 func Pending(m *experiments.Manifest, trials []record.Trial, series []record.Sample, o stats.Options) []stats.Check {
-	cells, info := steadyOnly(m, GroupTrials(trials), series)
+	all := GroupTrials(trials)
+	cells, info := steadyOnly(m, all, series)
 	var out []stats.Check
 	for _, c := range m.Claims {
-		sc := claimCells(m, c, cells)
+		sc := claimCells(m, c, ForMetric(c.Check.Metric, all, cells))
 		co := o
 		co.Sequential = stats.TrialLooks(replicates(sc), m.Forks.Min, m.Forks.Max)
 		v := stats.EvaluateWith(c.ID, c.Says, c.Check, sc, co)
-		notSteady(&v, c.Check, info, claimGroup(m, c))
+		steadyRule(&v, m, c, info)
 		capByForks(&v, c.Check, sc) // no decision below stats.MinReplicates forks
 		if !stats.Decided(v) {
 			out = append(out, c.Check)
 		}
 	}
 	return out
+}
+
+// steadyRule applies the steady-state rule of the claim's metric: a
+// metric that warms up is held back when a cell it reads has too few
+// steady forks (notSteady); one that does not warm up read every
+// iteration, and its evidence says which ones the selection of the
+// primary metric would have left out (everyIteration).
+func steadyRule(v *stats.Verdict, m *experiments.Manifest, c experiments.Claim, info map[record.CellKey]record.SteadyCell) {
+	if metric.WarmsUp(c.Check.Metric) {
+		notSteady(v, c.Check, info, claimGroup(m, c))
+		return
+	}
+	everyIteration(v, c.Check, info, claimGroup(m, c), m.Primary())
 }
 
 // claimGroup is the request group a claim reads.
