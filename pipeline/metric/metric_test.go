@@ -342,6 +342,8 @@ func TestWarmsUp(t *testing.T) {
 		{"host_steal_pct", false, "the hypervisor"},
 		{"cooldown_ms", false, "the pipeline's wait"},
 		{"startup_ms", false, "one value per fork, the same for each of its iterations"},
+		{"target_cpu_s", true, "CPU-seconds per trial: JIT compiler threads burn CPU during warm-up, as target_cpu_pct"},
+		{"target_cpu_ms_per_req", true, "CPU per request falls as the request path is compiled"},
 	}
 	seen := map[string]bool{}
 	for _, r := range rows {
