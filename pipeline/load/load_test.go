@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/threadlab/threadlab/internal/testenv"
 )
 
 // run is Run for tests: a plan error fails the test.
@@ -409,7 +411,7 @@ func TestFileLimit(t *testing.T) {
 func TestOnTick(t *testing.T) {
 	srv := threadServer(t, 1)
 	var ticks []Tick
-	probe := startLagProbe(t)
+	probe := testenv.StartLagProbe(t)
 	res, err := Run(context.Background(), Plan{Target: srv.URL, OnTick: func(tk Tick) { ticks = append(ticks, tk) },
 		Groups: []Group{{Model: Open, Rate: 200, Duration: 2500 * time.Millisecond, Requests: get("/")}}})
 	if err != nil {
@@ -440,7 +442,7 @@ func TestOnTick(t *testing.T) {
 	// On a quiet host the 200 sends due in each second are answered within
 	// a millisecond or so, so a tick sees at least 75% of the schedule;
 	// on a busy one answers lag it by tens of milliseconds and more.
-	probe.skipIfBusy(t, 500*time.Microsecond, "that each tick saw >= 75% of the scheduled requests")
+	probe.SkipIfBusy(t, 500*time.Microsecond, "that each tick saw >= 75% of the scheduled requests")
 	for i, tk := range ticks[:2] {
 		if tk.Requests < int64(i+1)*150 || tk.RPS < 100 {
 			t.Errorf("tick %d = %+v, want ~%d requests at ~200/s", i+1, tk, (i+1)*200)

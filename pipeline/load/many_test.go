@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/threadlab/threadlab/internal/testenv"
 )
 
 // serverEnv, when set in the environment, turns the test binary into the
@@ -107,9 +109,9 @@ func TestManyConnections(t *testing.T) {
 	// The probe runs before the load, not during it: 20,000 busy
 	// connections fill both cores themselves, so a probe beside them
 	// would only measure the test.
-	probe := startLagProbe(t)
+	probe := testenv.StartLagProbe(t)
 	time.Sleep(500 * time.Millisecond)
-	probe.halt()
+	probe.Stop()
 	res, err := Run(context.Background(), Plan{Target: "http://" + addr, Groups: []Group{
 		{Name: "many", Model: Closed, Users: n, Duration: 5 * time.Second, Timeout: 30 * time.Second, Requests: get("/")},
 	}})
@@ -130,7 +132,7 @@ func TestManyConnections(t *testing.T) {
 	if res.Self.Sockets == 0 || g.Requests < res.Self.Sockets {
 		t.Errorf("%d requests on %d sockets: some connections were never answered", g.Requests, res.Self.Sockets)
 	}
-	probe.skipIfBusy(t, 300*time.Microsecond, fmt.Sprintf("that all %d users connected within the 5 s window", n))
+	probe.SkipIfBusy(t, 300*time.Microsecond, fmt.Sprintf("that all %d users connected within the 5 s window", n))
 	if res.Self.Sockets != int64(n) {
 		t.Errorf("%d sockets for %d users: not every user connected within the window", res.Self.Sockets, n)
 	}
