@@ -98,29 +98,36 @@ func TestGolden(t *testing.T) {
 			t.Errorf("%s was not rendered: %v", p, err)
 			continue
 		}
-		gp := filepath.Join(golden, p)
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(gp), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(gp, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(gp)
-		if err != nil {
-			t.Errorf("%s: no golden file (run go test ./pipeline/report -update): %v", p, err)
-			continue
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from %s at line %d (inspect, then run go test ./pipeline/report -update)", p, gp, firstDiffLine(got, want))
-		}
+		checkGolden(t, filepath.Join(golden, p), got)
 	}
 	if !*update {
 		if kept := pagesIn(t, golden); len(kept) != len(wholePages) {
 			t.Errorf("testdata/golden holds pages %v, want only %v (run go test ./pipeline/report -update)", kept, wholePages)
 		}
+	}
+}
+
+// checkGolden compares got with the golden file gp, naming the first line
+// that differs and showing both sides of it, or writes gp with -update.
+func checkGolden(t *testing.T, gp string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(gp), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(gp, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(gp)
+	if err != nil {
+		t.Errorf("no golden file %s (run go test ./pipeline/report -update): %v", gp, err)
+		return
+	}
+	if !bytes.Equal(got, want) {
+		n := firstDiffLine(got, want)
+		t.Errorf("%s differs at line %d:\n  got:  %s\n  want: %s\n(inspect, then run go test ./pipeline/report -update)", gp, n, lineAt(got, n), lineAt(want, n))
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -67,32 +66,11 @@ func renderViews(t *testing.T) (string, map[string]map[string]any) {
 func TestGoldenViews(t *testing.T) {
 	out, views := renderViews(t)
 	dir := filepath.Join("testdata", "golden", "view")
-	if *update {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 	pages := len(views["run.json"])
 	views["run.json"] = sharedWithRun(views["run.json"])
 	pages += len(views["index.json"]) + len(views["compare.json"])
 	for _, kind := range []string{"run.json", "index.json", "compare.json"} {
-		got := encodeView(t, views[kind])
-		gp := filepath.Join(dir, kind)
-		if *update {
-			if err := os.WriteFile(gp, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(gp)
-		if err != nil {
-			t.Errorf("%s: no golden file (run go test ./pipeline/report -update): %v", kind, err)
-			continue
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("the view model differs from %s at line %d:\n  got:  %s\n  want: %s\n(inspect, then run go test ./pipeline/report -update)",
-				gp, firstDiffLine(got, want), lineAt(got, firstDiffLine(got, want)), lineAt(want, firstDiffLine(got, want)))
-		}
+		checkGolden(t, filepath.Join(dir, kind), encodeView(t, views[kind]))
 	}
 	// Every page has its view model: 4 run pages, 3 experiment pages, the
 	// index and the one comparison.
