@@ -55,6 +55,15 @@ func StartLagProbe(t testing.TB) *LagProbe {
 	return p
 }
 
+// LagFor runs a probe for d and returns it stopped: for a test that makes
+// the load it measures, before and after that load.
+func LagFor(t testing.TB, d time.Duration) *LagProbe {
+	p := StartLagProbe(t)
+	time.Sleep(d)
+	p.Stop()
+	return p
+}
+
 // Stop stops the probe; what it measured so far is kept.
 func (p *LagProbe) Stop() {
 	p.once.Do(func() { close(p.stop) })

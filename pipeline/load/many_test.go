@@ -112,7 +112,7 @@ func TestManyConnections(t *testing.T) {
 	// busy connections fill both cores themselves, so a probe beside them
 	// would only measure the test. Two, so that load that starts or ends
 	// during the run shows in one of them.
-	before := lagFor(t, 500*time.Millisecond)
+	before := testenv.LagFor(t, 500*time.Millisecond)
 	res, err := Run(context.Background(), Plan{Target: "http://" + addr, Groups: []Group{
 		{Name: "many", Model: Closed, Users: n, Duration: 5 * time.Second, Timeout: 30 * time.Second, Requests: get("/")},
 	}})
@@ -133,7 +133,7 @@ func TestManyConnections(t *testing.T) {
 	if res.Self.Sockets == 0 || g.Requests < res.Self.Sockets {
 		t.Errorf("%d requests on %d sockets: some connections were never answered", g.Requests, res.Self.Sockets)
 	}
-	after := lagFor(t, 500*time.Millisecond)
+	after := testenv.LagFor(t, 500*time.Millisecond)
 	unchecked := fmt.Sprintf("that all %d users connected within the 5 s window", n)
 	before.SkipIfBusy(t, 150*time.Microsecond, unchecked+" (lag before the load)")
 	after.SkipIfBusy(t, 150*time.Microsecond, unchecked+" (lag after the load)")
@@ -143,12 +143,4 @@ func TestManyConnections(t *testing.T) {
 	if g.Requests < int64(n) {
 		t.Errorf("%d requests: some of the %d users never got an answer", g.Requests, n)
 	}
-}
-
-// lagFor runs a lag probe for d and returns it stopped.
-func lagFor(t *testing.T, d time.Duration) *testenv.LagProbe {
-	p := testenv.StartLagProbe(t)
-	time.Sleep(d)
-	p.Stop()
-	return p
 }
