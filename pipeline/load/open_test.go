@@ -101,9 +101,15 @@ func TestCoordinatedOmission(t *testing.T) {
 	if closed.MaxMs() < 200 {
 		t.Errorf("closed max %.1fms: the freeze should still show in the max", closed.MaxMs())
 	}
-	// Its scheduling lag lifts the closed model's p99 too (195 ms at load
-	// 12, where open's p99 was 315 ms), hiding the contrast checked here.
-	probe.SkipIfBusy(t, 500*time.Microsecond, "the upper bounds and the closed model's low p99")
+	// At any load the closed model hides part of the freezes: at load 12
+	// its p99 was 195 ms against open's 315 ms.
+	if closed.QuantileMs(99) >= open.QuantileMs(99) {
+		t.Errorf("closed p99 %.1fms vs open %.1fms: the closed model must show a lower p99 on the same freezes", closed.QuantileMs(99), open.QuantileMs(99))
+	}
+	// Scheduling lag lifts the closed model's p99 (6-14 ms at a lag of
+	// 220-250 µs, 46 ms at 418 µs, 195 ms at load 12), hiding the order
+	// of magnitude checked here.
+	probe.SkipIfBusy(t, 350*time.Microsecond, "the upper bounds and the closed model's low p99")
 	if p := open.QuantileMs(99); p > 320 {
 		t.Errorf("open p99 = %.1fms, want ~285ms", p)
 	}
