@@ -1,14 +1,8 @@
 package env
 
 import (
-	"context"
-	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/threadlab/threadlab/internal/testenv"
 )
 
 const flagsFinal = `[Global flags]
@@ -50,33 +44,4 @@ func FuzzParseFlagsFinal(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		ParseFlagsFinal(strings.NewReader(s))
 	})
-}
-
-// TestProbeJVM asks a real JDK 21+ (the targets' JDK) for its flags.
-func TestProbeJVM(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a JVM")
-	}
-	home := os.Getenv("JAVA_HOME")
-	if home == "" {
-		matches, _ := filepath.Glob("/usr/lib/jvm/temurin-2*")
-		if len(matches) == 0 {
-			testenv.Need(t, errors.New("nothing matches /usr/lib/jvm/temurin-2*"), "a JDK 21+", "install Temurin 25 or set JAVA_HOME")
-		}
-		home = matches[len(matches)-1]
-	}
-	s := ProbeJVM(context.Background(), home, []string{"-Xms64m", "-Xmx64m", "-XX:+UseSerialGC", "-XX:AOTMode=on", "-XX:AOTCache=/nonexistent.aot"})
-	if s.Error != "" {
-		t.Fatal(s.Error)
-	}
-	if s.GC != "Serial" || s.Flags["MaxHeapSize"] != "67108864 (command line)" {
-		t.Errorf("settings %+v: want Serial GC and a 64 MiB heap from the command line", s)
-	}
-	if strings.Contains(strings.Join(s.Args, " "), "AOT") {
-		t.Errorf("AOT options must be left out of the probe, got %v", s.Args)
-	}
-	bad := ProbeJVM(context.Background(), home, []string{"-XX:+NoSuchFlagAtAll"})
-	if bad.Error == "" || len(bad.Flags) != 0 {
-		t.Errorf("an unknown flag must fail the probe with a reason, got %+v", bad)
-	}
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/threadlab/threadlab/internal/testenv"
 )
 
 func TestParseCPUList(t *testing.T) {
@@ -67,7 +69,7 @@ func TestAllowed(t *testing.T) {
 	// The affinity mask agrees with what the kernel reports for this process.
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
-		t.Skip("no /proc/self/status: ", err)
+		testenv.Need(t, err, "/proc/self/status", "run the tests on Linux with /proc mounted")
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
@@ -131,7 +133,7 @@ func TestPinAllThreads(t *testing.T) {
 	pid := os.Getpid()
 	tids, err := tasks(pid)
 	if err != nil {
-		t.Skip("no /proc/self/task: ", err)
+		testenv.Need(t, err, "/proc/self/task", "run the tests on Linux with /proc mounted")
 	}
 	if len(tids) < 2 {
 		t.Fatalf("go test binary has %d threads, want several", len(tids))
@@ -185,7 +187,7 @@ func TestCPUsAllowed(t *testing.T) {
 func TestReadAffinity(t *testing.T) {
 	allowed := Allowed()
 	last := allowed[len(allowed)-1]
-	start := func(argv ...string) int {
+	start := func(t *testing.T, argv ...string) int {
 		t.Helper()
 		cmd := exec.Command(argv[0], argv[1:]...)
 		if err := cmd.Start(); err != nil {
@@ -194,8 +196,9 @@ func TestReadAffinity(t *testing.T) {
 		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 		return cmd.Process.Pid
 	}
-	if _, err := exec.LookPath("taskset"); err == nil {
-		pid := start("taskset", "-c", strconv.Itoa(last), "sleep", "30")
+	t.Run("taskset", func(t *testing.T) {
+		testenv.LookPath(t, "taskset", "apt-get install util-linux (scripts/setup.sh does)")
+		pid := start(t, "taskset", "-c", strconv.Itoa(last), "sleep", "30")
 		// taskset sets the mask and execs sleep in the same process: wait
 		// for the exec so the mask read is sleep's, not taskset's own.
 		for i := 0; i < 200 && commOf(pid) != "sleep"; i++ {
@@ -205,8 +208,8 @@ func TestReadAffinity(t *testing.T) {
 		if err != nil || !slices.Equal(a.CPUs, []int{last}) || a.Mixed || a.Threads != 1 {
 			t.Errorf("child started under taskset -c %d: %+v, %v; want cpus [%d], one thread", last, a, err, last)
 		}
-	}
-	pid := start("sleep", "30")
+	})
+	pid := start(t, "sleep", "30")
 	if a, err := ReadAffinity(pid); err != nil || !slices.Equal(a.CPUs, allowed) {
 		t.Errorf("unpinned child: %+v, %v; want what this process may use, %v", a, err, allowed)
 	}
@@ -222,10 +225,11 @@ func TestReadAffinity(t *testing.T) {
 		t.Errorf("this process: %+v, %v; want several threads with one mask", a, err)
 	}
 	gone := exec.Command("true")
-	if err := gone.Run(); err == nil {
-		if _, err := ReadAffinity(gone.Process.Pid); err == nil || !strings.Contains(err.Error(), "no such process") {
-			t.Errorf("a reaped process: err = %v, want no such process", err)
-		}
+	if err := gone.Run(); err != nil {
+		t.Fatalf("cannot run true: %v", err)
+	}
+	if _, err := ReadAffinity(gone.Process.Pid); err == nil || !strings.Contains(err.Error(), "no such process") {
+		t.Errorf("a reaped process: err = %v, want no such process", err)
 	}
 }
 

@@ -3,13 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/threadlab/threadlab/env/targets"
+	"github.com/threadlab/threadlab/internal/testenv"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/telemetry"
 )
@@ -29,12 +29,8 @@ func TestRunSmokeJEP491(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts JVMs")
 	}
-	if _, _, err := targets.ReleaseFinder("../../env/targets")(21); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI: jep491-pinning needs JDK 21, which scripts/setup.sh installs: %v", err)
-		}
-		t.Skipf("no JDK 21: %v", err)
-	}
+	_, _, err := targets.ReleaseFinder("../../env/targets")(21)
+	testenv.Need(t, err, "a JDK 21 (jep491-pinning runs its variants on 21 and 25)", "scripts/setup.sh installs JDK 21 into .cache/jdk21; or set JDK21_HOME")
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
 	args := []string{"run", "--profile", "smoke", "--data", filepath.Join(dir, "data"), "--reports", filepath.Join(dir, "reports"),

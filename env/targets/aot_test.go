@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/threadlab/threadlab/internal/testenv"
 )
 
 func TestSetsAOT(t *testing.T) {
@@ -72,9 +74,7 @@ func TestAOTStartup(t *testing.T) {
 		t.Skip("set THREADLAB_AOT_STARTUP=<starts per mode> to measure start-up with and without the AOT cache")
 	}
 	home, _, err := FindJDK()
-	if err != nil {
-		t.Skip(err)
-	}
+	testenv.Need(t, err, "a JDK >= 21", "install Temurin 25 or openjdk-21-jdk, or set JAVA_HOME")
 	ctx := context.Background()
 	root, _ := filepath.Abs(".")
 	type mode struct {
@@ -85,7 +85,7 @@ func TestAOTStartup(t *testing.T) {
 	for _, name := range Names() {
 		jar := JarPath(root, name)
 		if _, err := os.Stat(jar); err != nil {
-			t.Skipf("%s not built: run threadlab targets", jar)
+			testenv.Need(t, err, "the target jar "+jar, "run threadlab targets")
 		}
 		a, err := PrepareAOT(ctx, home, name, jar, nil, testWriter{t})
 		if err != nil {

@@ -3,13 +3,13 @@ package targets
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/threadlab/threadlab/env/downstream"
+	"github.com/threadlab/threadlab/internal/testenv"
 )
 
 // jdkOf finds the JDK of one feature release the way a variant's jdk: N
@@ -20,12 +20,7 @@ import (
 func jdkOf(t *testing.T, major int) string {
 	t.Helper()
 	home, version, err := ReleaseFinder(".")(major)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI: %v", err)
-		}
-		t.Skipf("no JDK %d here: %v", major, err)
-	}
+	testenv.Need(t, err, fmt.Sprintf("a JDK %d", major), "scripts/setup.sh installs JDK 21 into .cache/jdk21; or set JDK21_HOME")
 	t.Logf("JDK %d: %s at %s", major, version, home)
 	return home
 }

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestNeed runs each case in a child test binary, because a skip and a
@@ -43,5 +44,30 @@ func TestNeedNoError(t *testing.T) {
 	Need(t, nil, "anything", "nothing to do") // must neither skip nor fail
 	if t.Skipped() || t.Failed() {
 		t.Fatal("Need with a nil error stopped the test")
+	}
+}
+
+// TestLagProbe: the probe measures some wake-ups, a limit below any lag
+// skips with the unchecked bound named, and a limit of an hour does not.
+func TestLagProbe(t *testing.T) {
+	p := StartLagProbe(t)
+	time.Sleep(50 * time.Millisecond) // the probe needs a few 1 ms naps to have a mean
+	if m := p.Mean(); m <= 0 || len(p.lags) == 0 {
+		t.Fatalf("mean %v over %d wake-ups: a nanosleep always wakes after its nap", m, len(p.lags))
+	}
+	reached := false
+	t.Run("busy", func(t *testing.T) {
+		p.SkipIfBusy(t, -1, "the tight bound")
+		reached = true
+	})
+	if reached {
+		t.Error("a limit below any lag did not skip")
+	}
+	t.Run("quiet", func(t *testing.T) {
+		p.SkipIfBusy(t, time.Hour, "the tight bound")
+		reached = true
+	})
+	if !reached {
+		t.Error("a limit of an hour skipped")
 	}
 }

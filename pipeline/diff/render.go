@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/threadlab/threadlab/env"
+	"github.com/threadlab/threadlab/pipeline/digits"
 	"github.com/threadlab/threadlab/pipeline/markdown"
 	"github.com/threadlab/threadlab/pipeline/stats"
 )
@@ -450,23 +451,12 @@ func sup(n int) string {
 	return b.String()
 }
 
-// num prints a measured value with four significant digits, enough to see
-// a 0.1% change, and whole numbers from 1000 up. It is the one formatter
-// of measured values in threadlab diff's text, markdown and HTML, and so
-// on a run's comparison page (compare.html); the report's own pages print
-// about 3 significant figures (report's num).
-func num(x float64) string {
-	switch a := math.Abs(x); {
-	case math.IsNaN(x) || math.IsInf(x, 0):
-		return fmt.Sprint(x)
-	case a >= 1000:
-		return fmt.Sprintf("%.0f", x)
-	case a == 0:
-		return "0"
-	default:
-		return fmt.Sprintf("%.4g", x)
-	}
-}
+// num prints a measured value in digits.Diff: four significant digits,
+// enough to see a 0.1% change, and whole numbers from 1000 up. It is the
+// one formatter of measured values in threadlab diff's text, markdown and
+// HTML, and so on a run's comparison page (compare.html); the report's own
+// pages print digits.Page, about 3 significant figures.
+func num(x float64) string { return digits.Format(x, digits.Diff) }
 
 // fmtP prints a p-value with two significant digits, as stats does.
 func fmtP(p float64) string { return fmt.Sprintf("%.2g", p) }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/threadlab/threadlab/internal/testenv"
 )
 
 func TestOpenRate(t *testing.T) {
@@ -79,7 +81,7 @@ func TestCoordinatedOmission(t *testing.T) {
 	}
 	const period, freeze = 1500 * time.Millisecond, 300 * time.Millisecond
 	srv := freezer(t, period, freeze)
-	probe := startLagProbe(t)
+	probe := testenv.StartLagProbe(t)
 	open := run(t, srv.URL, Group{Model: Open, Rate: 200, Duration: 2 * period, Requests: get("/")}).Groups[0]
 	closed := run(t, srv.URL, Group{Model: Closed, Users: 10, Duration: 2 * period, Requests: get("/")}).Groups[0]
 	t.Logf("open:   n=%d p50=%.2fms p90=%.1fms p99=%.1fms max=%.1fms late=%.2f%%",
@@ -99,9 +101,15 @@ func TestCoordinatedOmission(t *testing.T) {
 	if closed.MaxMs() < 200 {
 		t.Errorf("closed max %.1fms: the freeze should still show in the max", closed.MaxMs())
 	}
-	// Its scheduling lag lifts the closed model's p99 too (195 ms at load
-	// 12, where open's p99 was 315 ms), hiding the contrast checked here.
-	probe.skipIfBusy(t, 500*time.Microsecond, "the upper bounds and the closed model's low p99")
+	// At any load the closed model hides part of the freezes: at load 12
+	// its p99 was 195 ms against open's 315 ms.
+	if closed.QuantileMs(99) >= open.QuantileMs(99) {
+		t.Errorf("closed p99 %.1fms vs open %.1fms: the closed model must show a lower p99 on the same freezes", closed.QuantileMs(99), open.QuantileMs(99))
+	}
+	// Scheduling lag lifts the closed model's p99 (6-14 ms at a lag of
+	// 220-250 µs, 46 ms at 418 µs, 195 ms at load 12), hiding the order
+	// of magnitude checked here.
+	probe.SkipIfBusy(t, 350*time.Microsecond, "the upper bounds and the closed model's low p99")
 	if p := open.QuantileMs(99); p > 320 {
 		t.Errorf("open p99 = %.1fms, want ~285ms", p)
 	}
@@ -137,7 +145,7 @@ func TestAccuracy(t *testing.T) {
 	}))
 	defer srv.Close()
 	const users = 5
-	probe := startLagProbe(t)
+	probe := testenv.StartLagProbe(t)
 	res := run(t, srv.URL,
 		Group{Name: "closed", Model: Closed, Users: users, Duration: time.Second, Requests: get("/")},
 		Group{Name: "open", Model: Open, Rate: 100, Duration: time.Second, Requests: get("/")})
@@ -163,8 +171,8 @@ func TestAccuracy(t *testing.T) {
 		t.Errorf("open: %d requests, %d missed, want the 100 due at 100/s", open.Requests, open.Missed)
 	}
 
-	probe.skipIfBusy(t, 500*time.Microsecond, "p50 within 1ms of 50ms (plus 4x the lag)")
-	limit := 51 + 4*float64(probe.mean())/1e6
+	probe.SkipIfBusy(t, 500*time.Microsecond, "p50 within 1ms of 50ms (plus 4x the lag)")
+	limit := 51 + 4*float64(probe.Mean())/1e6
 	for _, g := range res.Groups {
 		if p50 := g.QuantileMs(50); p50 > limit {
 			t.Errorf("%s: p50 = %.3fms, want 50..%.3fms", g.Name, p50, limit)
@@ -228,7 +236,7 @@ func arrivalServer(t *testing.T, delay time.Duration) (*httptest.Server, *arriva
 // checked only when the measured lag is small.
 func TestRampUsers(t *testing.T) {
 	srv, a := arrivalServer(t, 10*time.Millisecond)
-	probe := startLagProbe(t)
+	probe := testenv.StartLagProbe(t)
 	g := run(t, srv.URL, Group{Model: Ramp, Requests: get("/"), Stages: []Stage{
 		{Duration: 300 * time.Millisecond, Users: 1}, {Duration: 300 * time.Millisecond, Users: 5}}}).Groups[0]
 	first, one := a.window(0, 280*time.Millisecond)
@@ -237,7 +245,7 @@ func TestRampUsers(t *testing.T) {
 	if one != 1 || five != 5 || g.Errors != 0 {
 		t.Errorf("%d then %d requests in the server at once, errors %d: want 1 user, then 5", one, five, g.Errors)
 	}
-	probe.skipIfBusy(t, 500*time.Microsecond, "the ~5x ratio of arrivals")
+	probe.SkipIfBusy(t, 500*time.Microsecond, "the ~5x ratio of arrivals")
 	// Compared as a ratio, which does not depend on machine speed.
 	ratio := float64(second) / float64(max(first, 1))
 	if ratio < 3.5 || ratio > 6 {

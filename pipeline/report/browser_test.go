@@ -31,12 +31,12 @@ func chromium() string {
 
 func needChromium(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
 	bin := chromium()
 	if bin == "" {
 		testenv.Need(t, errors.New("not on PATH"), "chromium", "apt-get install -y chromium (scripts/setup.sh does), so that charts are checked in a real browser")
-	}
-	if testing.Short() {
-		t.Skip("-short: no browser")
 	}
 	return bin
 }
@@ -256,11 +256,8 @@ func TestScreenshotsAndPrint(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(b), "%PDF") {
 		t.Fatalf("print to PDF: %v", err)
 	}
-	pdftotext, err := exec.LookPath("pdftotext")
-	if err != nil {
-		t.Logf("pdftotext not found (apt-get install poppler-utils): the PDF was made, its text was not checked")
-		return
-	}
+	// Last, so that without pdftotext every check above has run.
+	pdftotext := testenv.LookPath(t, "pdftotext", "apt-get install poppler-utils (scripts/setup.sh does), so that the PDF's text is checked")
 	text, err := exec.Command(pdftotext, "-layout", pdf, "-").Output()
 	if err != nil {
 		t.Fatal(err)

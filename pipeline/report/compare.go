@@ -70,6 +70,9 @@ func writeCompare(r *record.Run, dir string) (*compareLink, error) {
 	oldID := runID(old)
 	var b bytes.Buffer
 	links := diff.Links{Up: "../../index.html", Old: "../" + url.PathEscape(oldID) + "/index.html", New: "index.html"}
+	if rendered != nil {
+		rendered(path, "compare", res)
+	}
 	if err := res.HTML(&b, links); err != nil {
 		return nil, err
 	}

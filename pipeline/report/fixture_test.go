@@ -24,7 +24,8 @@ import (
 //
 //	go test ./pipeline/report -run TestFixtureUpToDate -fixture
 //
-// and the golden pages with -update.
+// and the goldens (view models and whole pages, viewgolden_test.go) with
+// -update.
 var regenFixture = flag.Bool("fixture", false, "rewrite testdata/data from writeFixture")
 
 const fixtureDir = "testdata/data"

@@ -5,33 +5,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/threadlab/threadlab/pipeline/digits"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
 
-// num formats a statistic for tables: about 3 significant figures, which
-// is all a handful of trials on a shared VM can support. The tables of the
-// pages this package renders itself (the run page, the index, the seed
-// tables, the charts' words) print measured values with it; the
-// comparison page (compare.html) and threadlab diff print with diff's num,
-// 4 significant figures, to show a 0.1% change between two runs. So one
-// median of 1234.6 reads 1235 on both, but 12.34 reads 12.3 on a run page
-// and 12.34 in a diff.
-func num(x float64) string {
-	switch a := math.Abs(x); {
-	case math.IsNaN(x) || math.IsInf(x, 0):
-		return "–"
-	case a >= 100:
-		return strconv.FormatFloat(x, 'f', 0, 64)
-	case a >= 10:
-		return strconv.FormatFloat(x, 'f', 1, 64)
-	case a >= 1:
-		return strconv.FormatFloat(x, 'f', 2, 64)
-	case a == 0:
-		return "0"
-	default:
-		return strconv.FormatFloat(x, 'g', 3, 64)
-	}
-}
+// num formats a statistic for the pages this package renders itself (the
+// run page, the index, the seed tables, the charts' words): digits.Page,
+// about 3 significant figures. The comparison page prints with
+// digits.Diff (diff's num); digits' doc says why they differ.
+func num(x float64) string { return digits.Format(x, digits.Page) }
 
 // pct formats a percentage; NaN (a single trial has no spread) is "–".
 func pct(x float64) string {

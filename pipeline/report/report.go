@@ -219,7 +219,15 @@ func renderLatest(r *record.Run, reportsDir string) error {
 	return writePage(filepath.Join(reportsDir, exp, "index.html"), "run.html", page{runView: v, Up: "../"})
 }
 
+// rendered, when set (by the view-model golden test), sees every page's
+// template data before it is rendered: the meaning of the page, which the
+// golden keeps beside a few whole pages.
+var rendered func(path, tmpl string, data any)
+
 func writePage(path, tmpl string, data any) error {
+	if rendered != nil {
+		rendered(path, tmpl, data)
+	}
 	var buf bytes.Buffer
 	if err := pages.ExecuteTemplate(&buf, tmpl, data); err != nil {
 		return fmt.Errorf("render %s: %w", path, err)

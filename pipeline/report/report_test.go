@@ -26,7 +26,12 @@ var fixtureRuns = []string{"io-bound/" + ioOld, "io-bound/" + ioRun, "pool-sweep
 // reports directory and returns it.
 func renderFixture(t *testing.T) string {
 	t.Helper()
-	out := t.TempDir()
+	return renderFixtureInto(t, t.TempDir())
+}
+
+// renderFixtureInto is renderFixture into out.
+func renderFixtureInto(t *testing.T, out string) string {
+	t.Helper()
 	for _, p := range fixtureRuns {
 		r, err := record.Read(filepath.Join(fixtureDir, p))
 		if err != nil {
@@ -67,6 +72,9 @@ func pagesIn(t *testing.T, dir string) []string {
 	return out
 }
 
+// TestGolden keeps wholePages byte for byte (viewgolden_test.go has the
+// view models of every page). -update rewrites them and removes any other
+// page golden, so the directory holds exactly what is checked.
 func TestGolden(t *testing.T) {
 	out := renderFixture(t)
 	pages := pagesIn(t, out)
@@ -78,33 +86,48 @@ func TestGolden(t *testing.T) {
 	}
 	golden := filepath.Join("testdata", "golden")
 	if *update {
-		if err := os.RemoveAll(golden); err != nil {
-			t.Fatal(err)
+		for _, p := range pagesIn(t, golden) {
+			if err := os.Remove(filepath.Join(golden, p)); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
-	for _, p := range pages {
+	for _, p := range wholePages {
 		got, err := os.ReadFile(filepath.Join(out, p))
 		if err != nil {
+			t.Errorf("%s was not rendered: %v", p, err)
+			continue
+		}
+		checkGolden(t, filepath.Join(golden, p), got)
+	}
+	if !*update {
+		if kept := pagesIn(t, golden); len(kept) != len(wholePages) {
+			t.Errorf("testdata/golden holds pages %v, want only %v (run go test ./pipeline/report -update)", kept, wholePages)
+		}
+	}
+}
+
+// checkGolden compares got with the golden file gp, naming the first line
+// that differs and showing both sides of it, or writes gp with -update.
+func checkGolden(t *testing.T, gp string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(gp), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		gp := filepath.Join(golden, p)
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(gp), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(gp, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
+		if err := os.WriteFile(gp, got, 0o644); err != nil {
+			t.Fatal(err)
 		}
-		want, err := os.ReadFile(gp)
-		if err != nil {
-			t.Errorf("%s: no golden file (run go test ./pipeline/report -update): %v", p, err)
-			continue
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from %s at line %d (inspect, then run go test ./pipeline/report -update)", p, gp, firstDiffLine(got, want))
-		}
+		return
+	}
+	want, err := os.ReadFile(gp)
+	if err != nil {
+		t.Errorf("no golden file %s (run go test ./pipeline/report -update): %v", gp, err)
+		return
+	}
+	if !bytes.Equal(got, want) {
+		n := firstDiffLine(got, want)
+		t.Errorf("%s differs at line %d:\n  got:  %s\n  want: %s\n(inspect, then run go test ./pipeline/report -update)", gp, n, lineAt(got, n), lineAt(want, n))
 	}
 }
 

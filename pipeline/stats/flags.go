@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	mstats "github.com/montanaflynn/stats"
+
+	"github.com/threadlab/threadlab/pipeline/digits"
 )
 
 // Flag codes. They are data: carried to summary.csv and the report, and
@@ -147,18 +149,6 @@ func slowFirst(xs []float64, higherIsBetter bool) (Flag, bool) {
 		fmtNum(first), 100*rel, fmtNum(med), z)}, true
 }
 
-// fmtNum prints a measured value with as many digits as a reader needs:
-// whole numbers from 100 up, one decimal from 10, three significant digits
-// below.
-func fmtNum(x float64) string {
-	switch a := math.Abs(x); {
-	case math.IsNaN(x) || math.IsInf(x, 0):
-		return fmt.Sprint(x)
-	case a >= 100:
-		return fmt.Sprintf("%.0f", x)
-	case a >= 10:
-		return fmt.Sprintf("%.1f", x)
-	default:
-		return fmt.Sprintf("%.3g", x)
-	}
-}
+// fmtNum prints a measured value in a sentence (digits.Flag): whole
+// numbers from 100 up, one decimal from 10, three significant digits below.
+func fmtNum(x float64) string { return digits.Format(x, digits.Flag) }

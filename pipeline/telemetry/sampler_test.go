@@ -81,14 +81,22 @@ func TestSamplerOnSelf(t *testing.T) {
 
 	const interval = 150 * time.Millisecond
 	s := Start(context.Background(), os.Getpid(), srv.URL, interval)
-	time.Sleep(6*interval + interval/2)
+	// Wait for the event, not the clock: the baseline scrape and 6
+	// samples' (a busy host's ticker drops ticks, so 6.5 intervals of
+	// sleep may hold fewer).
+	for deadline := time.Now().Add(30 * time.Second); jvm.scrapes.Load() < 7; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d scrapes in 30 s at a %v interval", jvm.scrapes.Load(), interval)
+		}
+	}
 	samples := s.Stop()
 	close(stop)
 	wg.Wait()
 
-	// 6 full intervals plus the half one Stop samples.
-	if len(samples) < 5 || len(samples) > 8 {
-		t.Fatalf("%d samples over ~6.5 intervals: %+v", len(samples), samples)
+	// Each sample is one scrape after the baseline (Stop's partial one
+	// too, when it takes it).
+	if len(samples) < 6 || int64(len(samples)) != jvm.scrapes.Load()-1 {
+		t.Fatalf("%d samples for %d scrapes after the baseline, want one each and at least 6: %+v", len(samples), jvm.scrapes.Load()-1, samples)
 	}
 	// Intervals tile the run: each starts where the previous ended, the
 	// first at 0, so int(T) lines up with the client's per-second buckets.
@@ -297,7 +305,13 @@ func TestSamplerWithoutPinnedCounter(t *testing.T) {
 	}))
 	defer srv.Close()
 	s := Start(context.Background(), os.Getpid(), srv.URL, 50*time.Millisecond)
-	time.Sleep(180 * time.Millisecond)
+	// The baseline scrape and two samples' (an event, not 3.6 intervals of
+	// sleep, which a busy host's ticker may not fill).
+	for deadline := time.Now().Add(30 * time.Second); n.Load() < 3; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d scrapes in 30 s at a 50 ms interval", n.Load())
+		}
+	}
 	samples := s.Stop()
 	if len(samples) < 2 {
 		t.Fatalf("%d samples", len(samples))
