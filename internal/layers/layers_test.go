@@ -24,7 +24,7 @@ type layer struct {
 // higher one.
 var layers = []layer{
 	{"data on disk, and helpers that import nothing of ours", []string{
-		"pipeline/record", "pipeline/markdown", "internal/testenv", "internal/layers", "internal/yamlpos",
+		"pipeline/record", "pipeline/markdown", "pipeline/digits", "internal/testenv", "internal/layers", "internal/yamlpos",
 		"cmd/threadlab/internal/fakeserver", "pipeline/load/internal/benchserver", "pipeline/load/internal/nethttpbaseline"}},
 	{"measuring, hosts", []string{
 		"pipeline/load", "pipeline/fleet", "pipeline/bounds", "pipeline/metric", "pipeline/metric/metrictest", "pipeline/telemetry",
