@@ -3,13 +3,12 @@ package verdicts
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/digits"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/stats"
 )
@@ -312,6 +311,4 @@ func holdsText(ok bool) string {
 }
 
 // num prints a value to one decimal, without a trailing ".0".
-func num(x float64) string {
-	return strconv.FormatFloat(math.Round(x*10)/10, 'f', -1, 64)
-}
+func num(x float64) string { return digits.Format(x, digits.Tenths) }
