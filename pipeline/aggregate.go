@@ -49,6 +49,9 @@ func (Aggregate) Run(ctx context.Context, s *State) error {
 	}
 	all := maps.Clone(cells) // metrics that do not warm up read every iteration (verdicts.ForMetric)
 	st := verdicts.Steady(s.M, order, cells, series, warm)
+	if earlier, ok, err := record.ReadSteady(s.Dir); err == nil && ok {
+		st.Rule = verdicts.KeepWarmup(st.Rule, earlier.Rule) // a re-evaluation: the forks were warmed up by the run's rule
+	}
 	if err := record.WriteJSON(s.Dir, record.SteadyFile, st); err != nil {
 		return err
 	}

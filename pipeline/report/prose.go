@@ -190,7 +190,7 @@ func (v *runView) method(mi *methodInfo) []string {
 	}
 	out = append(out, s)
 	if meta.Forks != "" {
-		out = append(out, fmt.Sprintf("Statistics: per cell the median of its valid forks, each fork the median of its valid iterations in steady state, with a 95%% confidence interval of the median; variants compared with a Mann-Whitney U test on the fork medians, Holm-corrected; the primary metric is %s of the %q group.", metric.Label(v.Primary), v.Measured))
+		out = append(out, fmt.Sprintf("Statistics: per cell the median of its valid forks, each fork the median of its valid iterations in steady state%s, with a 95%% confidence interval of the median; variants compared with a Mann-Whitney U test on the fork medians, Holm-corrected; the primary metric is %s of the %q group.", v.everyIteration(), metric.Label(v.Primary), v.Measured))
 		return out
 	}
 	out = append(out, fmt.Sprintf("Statistics: per cell the median of the valid trials with a 95%% confidence interval of the median; variants compared with a Mann-Whitney U test, Holm-corrected; the primary metric is %s of the %q group.", metric.Label(v.Primary), v.Measured))
@@ -473,4 +473,18 @@ func seedNum(v float64) string {
 		return "no figure"
 	}
 	return num(v)
+}
+
+// everyIteration qualifies "in steady state" for a run judged with
+// per-metric selection (steady.json every_iteration): counts that do not
+// warm up read every valid iteration. Empty for runs judged before.
+func (v *runView) everyIteration() string {
+	if v.run == nil || v.run.Dir == "" {
+		return ""
+	}
+	st, ok, err := record.ReadSteady(v.run.Dir)
+	if err != nil || !ok || len(st.EveryIteration) == 0 {
+		return ""
+	}
+	return " (every valid iteration for counts that do not warm up, such as thread counts and errors)"
 }

@@ -59,7 +59,7 @@ func (v *runView) reproduction(vs []record.Verdict, inventory []seeds.Claim) {
 			r.Ours = x.Reason
 		}
 		if hasSeed && x.Status != stats.NotApplicable {
-			r.Size = orDash(magnitude(sf.Value, x))
+			r.Size = orDash(sf.size(x))
 		}
 		v.Repro = append(v.Repro, r)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/threadlab/threadlab/experiments/seeds"
 	"github.com/threadlab/threadlab/pipeline/metric"
+	"github.com/threadlab/threadlab/pipeline/record"
 )
 
 // seedTable is a seed write-up's own results table beside our medians
@@ -213,6 +214,20 @@ func (t *seedTable) markdown() []byte {
 	}
 	b.WriteString("\nFrom the write-up: " + mdText(strings.Join(t.Sources, "; ")) + ".\n\n")
 	return []byte(b.String())
+}
+
+// size reads our interval against the seed's figure at this run's scale
+// (issue 22): the scaled figure where the manifest gives one, the seed's own
+// otherwise, so a figure measured at the seed's larger load is not read as
+// "smaller here" at ours. The reading names which figure it used.
+func (s seedFigure) size(x record.Verdict) string {
+	if s.Scaled == nil || *s.Scaled == s.Value {
+		return magnitude(s.Value, x)
+	}
+	if m := magnitude(*s.Scaled, x); m != "" {
+		return m + " (against the scaled figure)"
+	}
+	return ""
 }
 
 // scaledNote is the seed's figure scaled to this run's load, where the

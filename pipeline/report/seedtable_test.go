@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,4 +179,36 @@ func TestScaledNote(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tt.why, got, tt.want)
 		}
 	}
+}
+
+// TestSeedSize: the size reading compares our interval with the seed's
+// figure at this run's scale where the manifest scales it, and says so.
+func TestSeedSize(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	ci := record.Verdict{Ratio: 2.1, Low: 1.9, High: 2.3}
+	tests := []struct {
+		seed seedFigure
+		want string
+		why  string
+	}{
+		{seedFigure{Value: 3.99, Scaled: f(2)}, "reproduced (against the scaled figure)", "pool-sweep: 3.99 at pool 800 would read 'smaller here'; the scaled 2 lies in 1.9-2.3"},
+		{seedFigure{Value: 3.99}, "smaller here", "no seed.scaled: the seed's own figure, above our interval"},
+		{seedFigure{Value: 1.5, Scaled: f(1.5)}, "larger here", "scaled equals the seed's figure: no note"},
+		{seedFigure{Value: 3.99, Scaled: f(1.2)}, "larger here (against the scaled figure)", "scaled figure below our interval"},
+		{seedFigure{Value: 3.99, Scaled: f(2)}.withNaN(), "", "no figure: no reading"},
+	}
+	for _, tt := range tests {
+		if got := tt.seed.size(ci); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.why, got, tt.want)
+		}
+	}
+	if got := (seedFigure{Value: 2}).size(record.Verdict{}); got != "" {
+		t.Errorf("a verdict without an interval has no size reading, got %q", got)
+	}
+}
+
+func (s seedFigure) withNaN() seedFigure {
+	nan := math.NaN()
+	s.Value, s.Scaled = nan, &nan
+	return s
 }

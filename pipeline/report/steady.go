@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/verdicts"
 )
 
 // The steady-state table (issues 10 and 20): per cell of the measured
@@ -23,7 +25,13 @@ type steadyView struct {
 	Rows   []steadyRow
 	First  *firstView // the run-wide first-iteration test of a run made before issue 20; nil without one
 	Rule   string     // steady.json's rule ("" before issue 20)
-	Charts []*chart   // each cell's forks, steady start marked
+	// Warmup is the rule the run's until-steady warm-ups stopped by, from
+	// steady.json's rule (verdicts.WarmupClause).
+	Warmup string
+	// Every names the metrics that read every valid iteration because they
+	// do not warm up ("" for runs judged before per-metric selection).
+	Every  string
+	Charts []*chart // each cell's forks, steady start marked
 }
 
 // firstView is steady.json's first_iteration for the template.
@@ -59,7 +67,15 @@ func (v *runView) Steady() *steadyView {
 	if err != nil || !ok {
 		return nil
 	}
-	out := &steadyView{Metric: st.Metric, Rule: st.Rule}
+	out := &steadyView{Metric: st.Metric, Rule: st.Rule, Warmup: verdicts.WarmupClause(st.Rule)}
+	if out.Warmup == "" {
+		out.Warmup = "last 4 no longer improve on the 4 before"
+	}
+	var every []string
+	for _, name := range st.EveryIteration {
+		every = append(every, metric.Label(name))
+	}
+	out.Every = strings.Join(every, ", ")
 	if st.FirstIteration != nil {
 		out.First = &firstView{*st.FirstIteration}
 	}

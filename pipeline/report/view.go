@@ -426,7 +426,7 @@ func (v *runView) verdicts() error {
 			if sf.From != "" {
 				row.Seed += " (" + strings.TrimRight(sf.From, ".") + ")"
 			}
-			if m := magnitude(sf.Value, x); m != "" && x.Status != stats.NotApplicable {
+			if m := sf.size(x); m != "" && x.Status != stats.NotApplicable {
 				row.Seed += "; size: " + m
 			}
 		}

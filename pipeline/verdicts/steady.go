@@ -29,6 +29,34 @@ import (
 // SteadyRule names the rules of this file for steady.json and the report.
 const SteadyRule = "per-fork selection on >= 10 points (iterations, or seconds of a timed window) of the primary metric, applied to every metric that warms up; metrics that do not warm up (steady.json every_iteration) read every valid measured iteration; PELT change in mean, penalty 6 log n; warm-up until steady: last 4 rounds fluctuate and no longer improve on the 4 before, and Sen's 90% bound of the Theil-Sen slope over the last <= 20 rounds improves by at most max(5%, 1 noise unit) over 10 more"
 
+// warmupMark starts the warm-up clause of a steady.json rule: the rule the
+// run's forks were warmed up by, which the run itself applied.
+const warmupMark = "; warm-up until steady: "
+
+// WarmupClause is the warm-up part of a steady.json rule ("last 4 rounds
+// fluctuate ..."), "" when the rule has none.
+func WarmupClause(rule string) string {
+	_, after, ok := strings.Cut(rule, warmupMark)
+	if !ok {
+		return ""
+	}
+	return after
+}
+
+// KeepWarmup returns rule with its warm-up clause replaced by the one an
+// earlier steady.json of the same run recorded. Re-evaluating a run
+// re-selects its steady iterations by today's rule, but its forks were
+// warmed up, once, by the rule of the binary that ran them: steady.json
+// must keep saying which.
+func KeepWarmup(rule, earlier string) string {
+	old := WarmupClause(earlier)
+	head, _, ok := strings.Cut(rule, warmupMark)
+	if old == "" || !ok {
+		return rule
+	}
+	return head + warmupMark + old
+}
+
 // edgeSeconds is how far into a window a per-second steady start may lie
 // and the window still count as steady: its first seconds are left out of
 // the series already (partial), and a level reached within the next two

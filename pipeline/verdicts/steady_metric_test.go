@@ -110,3 +110,27 @@ func TestPerMetricSelection(t *testing.T) {
 		t.Errorf("wall-bounded evidence %q: a metric that warms up reads the steady selection, nothing to add", ev)
 	}
 }
+
+// TestKeepWarmup: re-evaluating a run re-selects by today's rule but keeps
+// the warm-up clause of the rule its forks were warmed up by.
+func TestKeepWarmup(t *testing.T) {
+	old := "per-fork selection on >= 10 points; PELT change in mean, penalty 6 log n; warm-up until steady: last 4 rounds fluctuate and no longer improve on the 4 before"
+	tests := []struct {
+		rule, earlier, want, why string
+	}{
+		{SteadyRule, old, strings.Split(SteadyRule, warmupMark)[0] + warmupMark + "last 4 rounds fluctuate and no longer improve on the 4 before",
+			"a run warmed up by the old rule keeps saying so after a re-evaluation"},
+		{SteadyRule, SteadyRule, SteadyRule, "a run of this version: unchanged"},
+		{SteadyRule, "", SteadyRule, "no earlier steady.json rule (a run from before issue 20): today's rule"},
+		{SteadyRule, "per-fork selection without a warm-up clause", SteadyRule, "an earlier rule without a warm-up clause: nothing to keep"},
+		{"selection only", old, "selection only", "today's rule without a clause: nothing to replace"},
+	}
+	for _, tt := range tests {
+		if got := KeepWarmup(tt.rule, tt.earlier); got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.why, got, tt.want)
+		}
+	}
+	if got := WarmupClause(old); got != "last 4 rounds fluctuate and no longer improve on the 4 before" {
+		t.Errorf("WarmupClause(old) = %q", got)
+	}
+}
