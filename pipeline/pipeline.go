@@ -25,6 +25,7 @@ import (
 
 	"github.com/threadlab/threadlab/env/hosts"
 	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/preflight"
 	"github.com/threadlab/threadlab/pipeline/record"
 )
 
@@ -223,7 +224,7 @@ func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, err
 	}
 	var hr *hostRun
 	if opt.Hosts == nil {
-		if err := preflight(m, opt); err != nil { // hostlimits.go: fds, ports, memory
+		if err := preflight.Check(m, opt.Resume); err != nil { // fds, ports, memory
 			return nil, err
 		}
 	} else {
