@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -106,6 +107,25 @@ func (s *State) pinGroup(what string, pgid int) error {
 	return nil
 }
 
+// serviceGroup records the process group of a service from its pid file
+// (PostgreSQL's postmaster.pid: the pid on the first line leads its
+// group, since pg_ctl starts the server in a new session) and returns it,
+// 0 when it cannot be read.
+func (s *State) serviceGroup(pidFile string) int {
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		return 0
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	if pid, err := strconv.Atoi(strings.TrimSpace(first)); err == nil && pid > 0 {
+		if g, err := syscall.Getpgid(pid); err == nil {
+			s.groups = append(s.groups, g)
+			return g
+		}
+	}
+	return 0
+}
+
 // startDownstream runs the downstream service as a process of its own,
 // under taskset -c pinning.services, so that it is pinned apart from the
 // load generator: Options.Downstream is its command ({port} and {delay}
@@ -135,7 +155,7 @@ func (s *State) startDownstream(ctx context.Context, delay time.Duration) (strin
 	}
 	s.downstreamPid = t.Pid()
 	if g, err := syscall.Getpgid(t.Pid()); err == nil && g != syscall.Getpgrp() {
-		s.rep.groups = append(s.rep.groups, g)
+		s.groups = append(s.groups, g)
 	}
 	return t.URL(), nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 )
 
 // Assumed costs when no earlier run of the experiment measured them.
@@ -57,7 +58,7 @@ func (c Costs) Fork(iterations int) float64 {
 // Estimate is a manifest's plan and its predicted wall time, before it runs.
 type Estimate struct {
 	Experiment, Profile string
-	Cells               []CellID
+	Cells               []replicate.CellID
 	Forks               experiments.Rounds
 	Iterations          int
 	Costs               Costs
@@ -79,7 +80,7 @@ type Estimate struct {
 // estimate says so.
 func EstimateRun(m *experiments.Manifest, dataDir string) (Estimate, error) {
 	e := Estimate{Experiment: m.Name, Profile: profileName(m.Profile), Forks: m.Forks, Iterations: max(m.Iterations, 1)}
-	for _, c := range Cells(m) {
+	for _, c := range replicate.Cells(m) {
 		e.Cells = append(e.Cells, c.ID())
 	}
 	if len(e.Cells) == 0 {
@@ -145,7 +146,7 @@ func fromManifest(m *experiments.Manifest) (Costs, error) {
 	if slices.ContainsFunc(m.Variants, func(v experiments.Variant) bool { return v.Target != "" }) {
 		c.StartS = DefaultSpringStartS
 	}
-	cell := Cells(m)[0]
+	cell := replicate.Cells(m)[0]
 	groups, err := m.LoadGroups(cell.Variant, cell.Point)
 	if err != nil {
 		return c, fmt.Errorf("%s: %w", m.File, err)

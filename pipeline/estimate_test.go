@@ -10,6 +10,7 @@ import (
 
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 )
 
 const estimateManifest = `name: est
@@ -154,7 +155,7 @@ func TestWindowOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		m := withLoad(t, tt.load)
-		c := Cells(m)[0]
+		c := replicate.Cells(m)[0]
 		groups, err := m.LoadGroups(c.Variant, c.Point)
 		if err != nil {
 			t.Fatal(err)

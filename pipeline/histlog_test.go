@@ -12,11 +12,12 @@ import (
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 	"github.com/threadlab/threadlab/pipeline/telemetry"
 )
 
-func gapJob() Job {
-	return Job{Cell: Cell{Variant: experiments.Variant{Name: "virtual"}, Point: map[string]string{"pool": "50"}}, Fork: 2}
+func gapJob() replicate.Job {
+	return replicate.Job{Cell: replicate.Cell{Variant: experiments.Variant{Name: "virtual"}, Point: map[string]string{"pool": "50"}}, Fork: 2}
 }
 
 func threeSeconds() *load.Result {

@@ -8,6 +8,7 @@ import (
 	"github.com/threadlab/threadlab/env/targets"
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 )
 
 // resolveJDKs picks the JDK of every built-in variant that asks for one
@@ -44,11 +45,11 @@ func (s *State) resolveJDKs(find func(major int) (home, version string, err erro
 func (s *State) skipVariant(v experiments.Variant, why string) {
 	s.Meta.Skipped = append(s.Meta.Skipped, record.SkippedVariant{Variant: v.Name, JDK: v.JDK, Reason: why})
 	s.Warn("variant %s skipped: %s; the claims that read it are not applicable here", v.Name, why)
-	s.Jobs = slices.DeleteFunc(s.Jobs, func(j Job) bool { return j.Cell.Variant.Name == v.Name })
+	s.Jobs = slices.DeleteFunc(s.Jobs, func(j replicate.Job) bool { return j.Cell.Variant.Name == v.Name })
 	s.Meta.Order = slices.DeleteFunc(s.Meta.Order, func(k string) bool { return strings.HasPrefix(k, v.Name+"|") }) // variant|point|fork
-	for _, c := range Cells(s.M) {
+	for _, c := range replicate.Cells(s.M) {
 		if c.Variant.Name == v.Name && s.rep != nil {
-			s.rep.stopped[c.ID()] = "variant skipped: " + why // run.json's cells say why they have no forks
+			s.rep.Stop(c.ID(), "variant skipped: "+why) // run.json's cells say why they have no forks
 		}
 	}
 }

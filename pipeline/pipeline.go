@@ -27,6 +27,7 @@ import (
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/preflight"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 )
 
 // Stage is one step of a run. It returns an error only when the run cannot
@@ -97,7 +98,7 @@ type State struct {
 	Opt      Options
 	Dir      string // the run directory
 	Meta     record.Meta
-	Jobs     []Job
+	Jobs     []replicate.Job
 	Done     map[string]bool // jobs already on disk (resume)
 	JavaHome string
 	// javaHomes are the JDKs of variants that asked for one (jdk:), by
@@ -119,7 +120,13 @@ type State struct {
 	mu       sync.Mutex
 	cleanups []func()
 
-	rep *replication // forks, retries, sequential stops and the wall clock (replication.go)
+	rep *replicate.Policy // forks, retries and sequential stops
+	// booked holds the wall-clock buckets as the last stage ended, so a
+	// resumed run's earlier seconds are not booked twice (clock.go).
+	booked map[string]float64
+	// groups are the process groups of services threadlab started (the
+	// PostgreSQL cluster): their CPU is the experiment's, not host noise.
+	groups []int
 
 	// CPU affinity read back (affinity.go): the services' processes, the
 	// processes already recorded and the roles already warned about.
@@ -295,7 +302,7 @@ func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, err
 		s.Logf("== %s", st.Name())
 		stageStart := time.Now()
 		err := runStage(stageCtx, st, s)
-		s.rep.stageDone(s, st, time.Since(stageStart))
+		s.stageDone(st, time.Since(stageStart))
 		if err == nil && runErr == nil && ctx.Err() != nil {
 			err = context.Canceled // the stage swallowed the signal
 		}
@@ -353,7 +360,8 @@ func (s *State) settle(ctx context.Context, runErr error) {
 }
 
 func newState(m *experiments.Manifest, opt Options) (_ *State, err error) {
-	s := &State{M: m, Opt: opt, Done: map[string]bool{}, ServiceProps: map[string]string{}, ServiceSubst: map[string]string{}, rep: newReplication()}
+	s := &State{M: m, Opt: opt, Done: map[string]bool{}, ServiceProps: map[string]string{}, ServiceSubst: map[string]string{}}
+	s.rep = replicate.New(s.Logf)
 	defer func() {
 		if err != nil {
 			s.cleanup() // the run directory's lock
@@ -374,7 +382,7 @@ func newState(m *experiments.Manifest, opt Options) (_ *State, err error) {
 		seed = time.Now().UnixNano() & 0x7fffffffffff
 	}
 	m.Seed = seed
-	s.Jobs = Schedule(m, seed)
+	s.Jobs = replicate.Schedule(m, seed)
 	host, _ := os.Hostname()
 	s.Meta = record.Meta{
 		ID: id, Experiment: m.Name, Title: m.Title, Question: strings.TrimSpace(m.Question), Source: m.Source,
@@ -396,7 +404,7 @@ func newState(m *experiments.Manifest, opt Options) (_ *State, err error) {
 		}
 	}
 	for _, j := range s.Jobs {
-		s.Meta.Order = append(s.Meta.Order, j.key())
+		s.Meta.Order = append(s.Meta.Order, j.Key())
 	}
 	manifest, err := experiments.Marshal(m)
 	if err != nil {
@@ -477,7 +485,7 @@ func (s *State) resume() error {
 	}
 	m.Profile = s.Meta.Profile
 	s.M = m
-	s.Jobs = Schedule(m, s.Meta.Seed)
+	s.Jobs = replicate.Schedule(m, s.Meta.Seed)
 	rep, err := record.Repair(s.Dir) // torn lines and rows of the trial a crash cut short
 	if err != nil {
 		return fmt.Errorf("resume %s: %w", s.Dir, err)
@@ -490,7 +498,7 @@ func (s *State) resume() error {
 		return err
 	}
 	for _, t := range trials {
-		s.Done[jobKey(t.Variant, t.Point, t.Fork)] = true
+		s.Done[replicate.JobKey(t.Variant, t.Point, t.Fork)] = true
 	}
 	s.Meta.State = "running"
 	s.Meta.Error = ""

@@ -8,6 +8,7 @@ import (
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/console"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 )
 
 // TestNewETA: the console's ETA gets EstimateRun's costs. A fork of 3
@@ -29,7 +30,7 @@ func TestNewETA(t *testing.T) {
 func TestShow(t *testing.T) {
 	var buf bytes.Buffer
 	p := Show(&console.Lines{W: &buf})
-	j := Job{Cell: Cell{Variant: experiments.Variant{Name: "virtual"}}, Fork: 2}
+	j := replicate.Job{Cell: replicate.Cell{Variant: experiments.Variant{Name: "virtual"}}, Fork: 2}
 	r := record.Trial{Iteration: 3, Valid: true, RPS: 1000}
 	p.Start(4, 0)
 	p.Trial(j, 1)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 	"github.com/threadlab/threadlab/pipeline/telemetry"
 )
 
@@ -115,13 +116,13 @@ func TestDecideStopsCells(t *testing.T) {
 		o := opts(t, &inproc{})
 		o.NoReport = true
 		looks := 0
-		o.Stages = []Stage{Trials{Decide: func(s *State, look, maxLooks int) (map[CellID]bool, error) {
+		o.Stages = []Stage{Trials{Decide: func(s *State, look, maxLooks int) (map[replicate.CellID]bool, error) {
 			looks++
 			if look != 3 && look != 4 || maxLooks != 4 {
 				t.Errorf("look %d of %d: want looks 3 and 4 of 4 (forks past min)", look, maxLooks)
 			}
-			out := map[CellID]bool{}
-			for _, c := range Cells(s.M) {
+			out := map[replicate.CellID]bool{}
+			for _, c := range replicate.Cells(s.M) {
 				out[c.ID()] = tt.decided
 			}
 			return out, nil

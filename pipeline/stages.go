@@ -234,7 +234,7 @@ func (Services) Run(ctx context.Context, s *State) error {
 			s.ServiceProps[k] = v
 		}
 		s.ServiceEnv = append(s.ServiceEnv, c.Env()...)
-		s.pgGroup = s.rep.serviceGroup(filepath.Join(c.Dir, "data", "postmaster.pid")) // its CPU is not host noise
+		s.pgGroup = s.serviceGroup(filepath.Join(c.Dir, "data", "postmaster.pid")) // its CPU is not host noise
 		// Pinned as a group: the postmaster and its helpers now, and the
 		// backends it forks for the targets' connections inherit the mask.
 		if err := s.pinGroup("PostgreSQL", s.pgGroup); err != nil {

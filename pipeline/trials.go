@@ -21,6 +21,8 @@ import (
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
+	"github.com/threadlab/threadlab/pipeline/stats"
 	"github.com/threadlab/threadlab/pipeline/telemetry"
 )
 
@@ -34,6 +36,18 @@ type Trials struct {
 	// Decide looks at the claims between sequential rounds; nil means
 	// DecideByClaims.
 	Decide Decide
+}
+
+// Decide is replicate.Decide given the run's state: it looks at the data
+// on disk after a fork has ended and returns the cells no undecided claim
+// needs any more (look is the fork about to run, maxLooks the most a cell
+// may get).
+type Decide func(s *State, look, maxLooks int) (map[replicate.CellID]bool, error)
+
+// DecideByClaims is the default Decide: replicate.ByClaims on the run's
+// directory, with the claims stage's rules.
+func DecideByClaims(s *State, look, maxLooks int) (map[replicate.CellID]bool, error) {
+	return replicate.ByClaims(s.Dir, s.M, stats.Options{Seed: s.M.Seed, Version: Version()})(look, maxLooks)
 }
 
 func (Trials) Name() string { return "trials" }
@@ -57,18 +71,18 @@ func (t Trials) Run(ctx context.Context, s *State) error {
 	s.readBack(roleGenerator, s.M.Pinning.Generator, os.Getpid())
 	s.readBackServices()
 	r := s.rep
-	r.snapshot(s.clock())
-	s.Meta.Forks, s.Meta.Iterations = forksText(s.M), s.M.Iterations
+	s.snapshotClock()
+	s.Meta.Forks, s.Meta.Iterations = s.M.Forks.String(), s.M.Iterations
 	onDisk, err := record.ReadCSV[record.Trial](s.Dir, record.TrialsFile)
 	if err != nil {
 		return err
 	}
 	planned, done := 0, 0
 	for _, j := range s.Jobs {
-		r.cell(s, j.Cell.ID(), onDisk)
+		r.Cell(s.M, j.Cell.ID(), onDisk)
 		if j.Fork <= s.M.Forks.Min {
 			planned += s.M.Iterations
-			if s.Done[j.key()] {
+			if s.Done[j.Key()] {
 				done += s.M.Iterations
 			}
 		}
@@ -77,15 +91,19 @@ func (t Trials) Run(ctx context.Context, s *State) error {
 		p.Start(planned, done)
 		defer p.Close()
 	}
-	defer func() { s.Meta.Cells = r.stops(s) }()
+	defer func() { s.Meta.Cells = r.Stops(s.M) }()
 	for i, j := range s.Jobs {
-		if s.Done[j.key()] {
+		if s.Done[j.Key()] {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ok, err := r.wanted(s, t, j)
+		decide := t.Decide
+		if decide == nil {
+			decide = DecideByClaims
+		}
+		ok, err := r.Wanted(s.M, j, func(look, maxLooks int) (map[replicate.CellID]bool, error) { return decide(s, look, maxLooks) })
 		if err != nil {
 			return err
 		}
@@ -95,8 +113,8 @@ func (t Trials) Run(ctx context.Context, s *State) error {
 		if err := s.runCell(ctx, i+1, j); err != nil {
 			return err
 		}
-		s.Done[j.key()] = true
-		r.forksDone++
+		s.Done[j.Key()] = true
+		r.ForkDone()
 	}
 	return nil
 }
@@ -104,8 +122,8 @@ func (t Trials) Run(ctx context.Context, s *State) error {
 // runCell runs fork j.Fork of a cell; when that fork is lost (its target
 // did not start or died), replacement forks follow while the retry budget
 // lasts, so the cell still ends with its planned number of forks.
-func (s *State) runCell(ctx context.Context, seq int, j Job) error {
-	c := s.rep.cell(s, j.Cell.ID(), nil)
+func (s *State) runCell(ctx context.Context, seq int, j replicate.Job) error {
+	c := s.rep.Cell(s.M, j.Cell.ID(), nil)
 	fork, retry := j.Fork, false
 	for {
 		lost, err := s.runFork(ctx, seq, j, fork, retry)
@@ -113,20 +131,20 @@ func (s *State) runCell(ctx context.Context, seq int, j Job) error {
 			return err
 		}
 		s.Warn("%s fork %d lost: %s", j.Cell.ID(), fork, lost)
-		if !s.rep.spend(s, c) {
+		if !s.rep.Spend(s.M, c) {
 			return nil
 		}
-		fork, retry = c.nextFork, true
-		c.nextFork++
+		fork, retry = c.NextFork, true
+		c.NextFork++
 	}
 }
 
 // runFork starts a target, warms it up and measures its iterations,
 // re-running invalid ones within the budget. lost says why the fork ended
 // without a live target ("" when it ran to the end).
-func (s *State) runFork(ctx context.Context, seq int, j Job, fork int, retry bool) (lost string, err error) {
+func (s *State) runFork(ctx context.Context, seq int, j replicate.Job, fork int, retry bool) (lost string, err error) {
 	m, r := s.M, s.rep
-	c := r.cell(s, j.Cell.ID(), nil)
+	c := r.Cell(s.M, j.Cell.ID(), nil)
 	f := forkRun{seq: seq, job: j, fork: fork, retry: retry}
 	f.waited, f.busy = s.gate(ctx)
 	if p := s.Opt.Progress; p != nil {
@@ -143,14 +161,14 @@ func (s *State) runFork(ctx context.Context, seq int, j Job, fork int, retry boo
 	}
 	t0 := time.Now()
 	err = s.warmup(ctx, j, seq, fork, plan)
-	r.spent(s, tWarmups, time.Since(t0))
+	s.spent(tWarmups, time.Since(t0))
 	if err != nil {
 		return "", err
 	}
 	valid := 0
 	for it := 1; valid < m.Iterations; it++ {
 		if it > m.Iterations {
-			if !r.spend(s, c) {
+			if !r.Spend(s.M, c) {
 				break
 			}
 			f.retry = true
@@ -158,7 +176,7 @@ func (s *State) runFork(ctx context.Context, seq int, j Job, fork int, retry boo
 		if it > 1 {
 			t0 := time.Now()
 			sleep(ctx, m.CoolDown.Iteration)
-			r.spent(s, tCoolDowns, time.Since(t0))
+			s.spent(tCoolDowns, time.Since(t0))
 		}
 		if err := ctx.Err(); err != nil {
 			return "", err
@@ -184,10 +202,10 @@ func (s *State) runFork(ctx context.Context, seq int, j Job, fork int, retry boo
 		}
 	}
 	if valid > 0 {
-		c.forks++
+		c.Forks++
 	}
 	if valid > 0 && valid < m.Iterations {
-		c.short++
+		c.Short++
 	}
 	return "", nil
 }
@@ -201,7 +219,7 @@ func (s *State) gate(ctx context.Context) (time.Duration, float64) {
 	}
 	t0 := time.Now()
 	waited, busy := telemetry.CoolDown(ctx, m.CoolDown.MaxBusyPct, m.CoolDown.MaxWait)
-	s.rep.spent(s, tCoolDowns, time.Since(t0))
+	s.spent(tCoolDowns, time.Since(t0))
 	return waited, busy
 }
 
@@ -210,12 +228,12 @@ func (s *State) gate(ctx context.Context) (time.Duration, float64) {
 // fork (nil target, lost says why).
 func (s *State) startFork(ctx context.Context, f *forkRun) (t Target, lost string, err error) {
 	m, j := s.M, f.job
-	c := s.rep.cell(s, j.Cell.ID(), nil)
+	c := s.rep.Cell(s.M, j.Cell.ID(), nil)
 	t0 := time.Now()
 	t, err = s.launch(ctx, j, f.seq, f.fork)
 	f.startup = time.Since(t0)
-	s.rep.spent(s, tStarts, f.startup)
-	c.runs++
+	s.spent(tStarts, f.startup)
+	c.Runs++
 	if err == nil {
 		f.target = t
 		s.OnCleanup(func() { t.Stop() })
@@ -225,9 +243,9 @@ func (s *State) startFork(ctx context.Context, f *forkRun) (t Target, lost strin
 	if !errors.Is(err, errStartup) || m.Startup.OnFailure != "continue" || ctx.Err() != nil {
 		return nil, "", err
 	}
-	c.trial++
+	c.Trial++
 	row := record.Trial{Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Group: m.Load.Measure,
-		Trial: c.trial, Seq: f.seq, Fork: f.fork, Retry: f.retry, Valid: false, Reason: "target failed to start", Started: now()}
+		Trial: c.Trial, Seq: f.seq, Fork: f.fork, Retry: f.retry, Valid: false, Reason: "target failed to start", Started: now()}
 	if err := record.AppendCSV(s.Dir, record.TrialsFile, []record.Trial{row}); err != nil {
 		return nil, "", err
 	}
@@ -239,18 +257,18 @@ func (s *State) startFork(ctx context.Context, f *forkRun) (t Target, lost strin
 func (s *State) stopFork(ctx context.Context, t Target) {
 	t0 := time.Now()
 	t.Stop()
-	s.rep.spent(s, tStops, time.Since(t0))
+	s.spent(tStops, time.Since(t0))
 	if p := s.M.CoolDown.Pause; p > 0 && ctx.Err() == nil {
 		t0 = time.Now()
 		sleep(ctx, p)
-		s.rep.spent(s, tCoolDowns, time.Since(t0))
+		s.spent(tCoolDowns, time.Since(t0))
 	}
 }
 
 // forkRun is what the iterations of one fork share.
 type forkRun struct {
 	seq     int
-	job     Job
+	job     replicate.Job
 	fork    int
 	retry   bool // this fork, or the current iteration, re-runs an invalid one
 	target  Target
@@ -273,12 +291,12 @@ func sleep(ctx context.Context, d time.Duration) {
 // returns the measured group's row.
 func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan) (record.Trial, error) {
 	m, r, j, t := s.M, s.rep, f.job, f.target
-	c := r.cell(s, j.Cell.ID(), nil)
+	c := r.Cell(s.M, j.Cell.ID(), nil)
 	plan.Seed = m.Seed + int64(f.seq)*1000 + int64(it)
 	if p := s.Opt.Progress; p != nil {
 		plan.OnTick = p.Tick
 	}
-	sampler := telemetry.StartWith(ctx, t.Pid(), t.MetricsURL(), telemetry.Options{Interval: time.Second, Groups: r.groups})
+	sampler := telemetry.StartWith(ctx, t.Pid(), t.MetricsURL(), telemetry.Options{Interval: time.Second, Groups: s.groups})
 	var onHosts *hostSampling
 	if s.hosts != nil { // hostsample.go: the target's /proc and each host's noise, read there
 		onHosts = s.hosts.startSampling(ctx, s, t)
@@ -286,7 +304,7 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 	started := now()
 	t0 := time.Now()
 	res, err := s.runLoadIn(ctx, plan, onHosts) // each host's window is the load's, from the agents' release to the last answer (hosts.go)
-	r.spent(s, tMeasure, time.Since(t0))
+	s.spent(tMeasure, time.Since(t0))
 	samples, flags := sampler.Stop(), sampler.Flags()
 	var noise []noiseOn
 	var hostReasons []string
@@ -324,7 +342,7 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 		reasons = append(reasons, fmt.Sprintf("host noise: %.0f%% of one core stolen by the hypervisor during the window (noise.max_steal_pct %g)", steal, m.Noise.MaxStealPct))
 	}
 	reasons = append(reasons, flagReasons(m, flags)...)
-	c.trial++
+	c.Trial++
 	seqNo := f.seq
 	rows := trialRows(s, j, seqNo, started, res, samples, reasons)
 	checkBounds(m, j.Cell.Variant, plan, res, rows)
@@ -333,7 +351,7 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 		codes = append(codes, x.Code)
 	}
 	for i := range rows {
-		rows[i].Trial, rows[i].Fork, rows[i].Iteration, rows[i].Retry = c.trial, f.fork, it, f.retry
+		rows[i].Trial, rows[i].Fork, rows[i].Iteration, rows[i].Retry = c.Trial, f.fork, it, f.retry
 		rows[i].HostBusyPct, rows[i].CoolDownMs = f.busy, ms(f.waited)
 		rows[i].HostOutsidePct, rows[i].HostStealPct = round1(outside), round1(steal)
 		rows[i].Flags = strings.Join(codes, ";")
@@ -346,13 +364,13 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 	}
 	// Order matters for resume: trials.csv is written last, so a trial is
 	// "done" only once its series and latency are on disk too.
-	if _, err := saveHistograms(s.Dir, j, f.seq, c.trial, res); err != nil {
+	if _, err := saveHistograms(s.Dir, j, f.seq, c.Trial, res); err != nil {
 		return rows[0], err
 	}
-	if err := record.AppendCSV(s.Dir, record.SeriesFile, seriesRows(j, c.trial, f.fork, it, res, samples)); err != nil {
+	if err := record.AppendCSV(s.Dir, record.SeriesFile, seriesRows(j, c.Trial, f.fork, it, res, samples)); err != nil {
 		return rows[0], err
 	}
-	if err := record.AppendCSV(s.Dir, record.LatencyFile, latencyRows(j, c.trial, f.fork, it, res)); err != nil {
+	if err := record.AppendCSV(s.Dir, record.LatencyFile, latencyRows(j, c.Trial, f.fork, it, res)); err != nil {
 		return rows[0], err
 	}
 	if err := record.AppendCSV(s.Dir, record.TrialsFile, rows); err != nil {
@@ -424,7 +442,7 @@ func describe(r record.Trial) string {
 	return v
 }
 
-func logName(j Job, seq, fork int) string {
+func logName(j replicate.Job, seq, fork int) string {
 	p := slugRE.ReplaceAllString(j.Cell.PointString(), "_")
 	if p != "" {
 		p = "-" + p
@@ -458,7 +476,7 @@ func actuatorPort(props map[string]string) (int, error) {
 }
 
 // launch starts the target of a fork and waits until it is ready.
-func (s *State) launch(ctx context.Context, j Job, seq, fork int) (Target, error) {
+func (s *State) launch(ctx context.Context, j replicate.Job, seq, fork int) (Target, error) {
 	m, v := s.M, j.Cell.Variant
 	port, err := s.targetPort(ctx)
 	if err != nil {
@@ -519,7 +537,7 @@ func (s *State) launch(ctx context.Context, j Job, seq, fork int) (Target, error
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // trialRows turns a load result and the server samples into trials.csv rows.
-func trialRows(s *State, j Job, seq int, started string, res *load.Result, samples []telemetry.Sample, reasons []string) []record.Trial {
+func trialRows(s *State, j replicate.Job, seq int, started string, res *load.Result, samples []telemetry.Sample, reasons []string) []record.Trial {
 	// CPU over the window: each sample's share weighted by its length (the
 	// last one is the partial interval up to the window's end), over the
 	// samples that read the process (a live one has a thread; a multi-host
@@ -582,7 +600,7 @@ func classes(m map[string]int64) string {
 // of the same second. A second without a server sample (or without a JVM
 // scrape, for the JVM columns) keeps its server columns missing: empty in
 // series.csv, a gap in the charts, never a fall to 0.
-func seriesRows(j Job, trial, fork, it int, res *load.Result, samples []telemetry.Sample) []record.Sample {
+func seriesRows(j replicate.Job, trial, fork, it int, res *load.Result, samples []telemetry.Sample) []record.Sample {
 	bySec := map[int]telemetry.Sample{}
 	for _, x := range samples {
 		bySec[int(x.T)] = x
@@ -616,7 +634,7 @@ func seriesRows(j Job, trial, fork, it int, res *load.Result, samples []telemetr
 // Spectrum is the percentile ladder stored per trial for the latency chart.
 var Spectrum = []float64{50, 75, 90, 95, 99, 99.9, 99.99, 100}
 
-func latencyRows(j Job, trial, fork, it int, res *load.Result) []record.Quantile {
+func latencyRows(j replicate.Job, trial, fork, it int, res *load.Result) []record.Quantile {
 	var out []record.Quantile
 	for _, g := range res.Groups {
 		for _, q := range Spectrum {

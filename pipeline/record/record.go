@@ -248,7 +248,7 @@ type Meta struct {
 	Pinning    string              `json:"pinning"`
 	Version    string              `json:"threadlab_version"`
 
-	// Replication (issue 10, replication.go): the plan, where each cell
+	// Replication (issue 10, pipeline/replicate): the plan, where each cell
 	// stopped and why, and where the wall time went.
 	Forks      string     `json:"forks,omitempty"` // "5" or "5..20" (sequential)
 	Iterations int        `json:"iterations,omitempty"`
