@@ -79,6 +79,15 @@ type Manifest struct {
 	forksKey string // "trials" when the author used the older name
 }
 
+// ProfileName is the profile the manifest was loaded with, "default" when
+// none was asked for: the name run.json and the run's estimate give it.
+func (m *Manifest) ProfileName() string {
+	if m.Profile == "" {
+		return "default"
+	}
+	return m.Profile
+}
+
 // Services are the dependencies threadlab starts for the targets.
 type Services struct {
 	// Downstream is the slow HTTP dependency (seed 001); nil means none.

@@ -386,7 +386,7 @@ func newState(m *experiments.Manifest, opt Options) (_ *State, err error) {
 	host, _ := os.Hostname()
 	s.Meta = record.Meta{
 		ID: id, Experiment: m.Name, Title: m.Title, Question: strings.TrimSpace(m.Question), Source: m.Source,
-		Profile: profileName(m.Profile), Manifest: m.File, Seed: seed, Command: opt.Command,
+		Profile: m.ProfileName(), Manifest: m.File, Seed: seed, Command: opt.Command,
 		Started: time.Now().UTC().Format(time.RFC3339), State: "running", Trials: m.Forks.Min, Host: host,
 		Measured: m.Load.Measure, Primary: m.Primary(), Version: Version(), Pinning: pinningText(m),
 		TargetCmds: map[string][]string{},
@@ -507,13 +507,6 @@ func (s *State) resume() error {
 	}
 	s.Logf("resuming %s: %d of %d trials already done", s.Dir, len(s.Done), len(s.Jobs))
 	return s.saveMeta()
-}
-
-func profileName(p string) string {
-	if p == "" {
-		return "default"
-	}
-	return p
 }
 
 func pinningText(m *experiments.Manifest) string {

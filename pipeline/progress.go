@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/threadlab/threadlab/pipeline/console"
+	"github.com/threadlab/threadlab/pipeline/cost"
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/replicate"
@@ -34,9 +35,9 @@ func (s shown) Done(j replicate.Job, r record.Trial) {
 }
 func (s shown) Close() { s.d.Close() }
 
-// NewETA is the console's ETA of a run planned as e; nil e means no
-// estimate.
-func NewETA(e *Estimate) *console.ETA {
+// NewETA is the console's ETA of a run planned as e (cost.Predict); nil
+// e means no estimate.
+func NewETA(e *cost.Estimate) *console.ETA {
 	if e == nil {
 		return console.NewETA(0, 0, 0, "")
 	}
