@@ -26,6 +26,7 @@ import (
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/replicate"
 	"github.com/threadlab/threadlab/pipeline/telemetry"
+	"github.com/threadlab/threadlab/pipeline/trial"
 )
 
 // repManifest writes and loads a manifest of fakeserver variants with the
@@ -215,7 +216,7 @@ func (h *hogAt) stop() {
 // the hog from them, and the cap keeps the neighbours from invalidating
 // every window. The host-wide computation itself is tested in telemetry.
 func (h *hogAt) noise(samples []telemetry.Sample) (float64, float64) {
-	host, steal := pipeline.HostNoise(samples)
+	host, steal := trial.HostNoise(samples)
 	var dur float64
 	for _, x := range samples {
 		dur += x.Dur

@@ -10,6 +10,7 @@ import (
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/replicate"
 	"github.com/threadlab/threadlab/pipeline/telemetry"
+	"github.com/threadlab/threadlab/pipeline/trial"
 )
 
 // noisyWindows makes the listed measured windows (1-based, in run order)
@@ -27,7 +28,7 @@ func noisyWindows(t *testing.T, noisy ...int) {
 		}
 		return 0, 0
 	}
-	t.Cleanup(func() { measureNoise = hostNoise })
+	t.Cleanup(func() { measureNoise = trial.HostNoise })
 }
 
 const rerunManifest = `name: rerun
@@ -139,18 +140,5 @@ func TestDecideStopsCells(t *testing.T) {
 		if looks == 0 {
 			t.Errorf("decided=%v: Decide never called", tt.decided)
 		}
-	}
-}
-
-func TestFlagReasons(t *testing.T) {
-	m := parse(t, 3)
-	gone := telemetry.Flag{Code: telemetry.FlagPidGone, Msg: "target pid 7 gone at t=1.0s"}
-	if r := flagReasons(m, []telemetry.Flag{gone}); len(r) != 0 {
-		t.Errorf("no claim reads a process column: the flag stays data, got %v", r)
-	}
-	m.Claims[0].Check.Metric = "target_cpu_pct"
-	r := flagReasons(m, []telemetry.Flag{gone, {Code: telemetry.FlagCounterReset, Msg: "gc"}})
-	if len(r) != 1 || !strings.Contains(r[0], "pid_gone spoils target_cpu_pct, which a claim reads") {
-		t.Errorf("a claim reads target_cpu_pct: want one reason naming the flag and the column, got %v", r)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -18,12 +17,12 @@ import (
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/env/supervise"
 	"github.com/threadlab/threadlab/env/targets"
-	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/replicate"
 	"github.com/threadlab/threadlab/pipeline/stats"
 	"github.com/threadlab/threadlab/pipeline/telemetry"
+	"github.com/threadlab/threadlab/pipeline/trial"
 )
 
 // Trials runs every fork of the schedule that is not on disk yet: a fresh
@@ -341,11 +340,11 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 	if onHosts == nil && steal > m.Noise.MaxStealPct {
 		reasons = append(reasons, fmt.Sprintf("host noise: %.0f%% of one core stolen by the hypervisor during the window (noise.max_steal_pct %g)", steal, m.Noise.MaxStealPct))
 	}
-	reasons = append(reasons, flagReasons(m, flags)...)
+	reasons = append(reasons, trial.FlagReasons(m, flags)...)
 	c.Trial++
 	seqNo := f.seq
-	rows := trialRows(s, j, seqNo, started, res, samples, reasons)
-	checkBounds(m, j.Cell.Variant, plan, res, rows)
+	rows := trial.Rows(m.Load.Measure, j, seqNo, started, res, samples, reasons)
+	trial.CheckBounds(m, j.Cell.Variant, plan, res, rows)
 	var codes []string
 	for _, x := range flags {
 		codes = append(codes, x.Code)
@@ -364,13 +363,13 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 	}
 	// Order matters for resume: trials.csv is written last, so a trial is
 	// "done" only once its series and latency are on disk too.
-	if _, err := saveHistograms(s.Dir, j, f.seq, c.Trial, res); err != nil {
+	if _, err := trial.SaveHistograms(s.Dir, j, f.seq, c.Trial, res); err != nil {
 		return rows[0], err
 	}
-	if err := record.AppendCSV(s.Dir, record.SeriesFile, seriesRows(j, c.Trial, f.fork, it, res, samples)); err != nil {
+	if err := record.AppendCSV(s.Dir, record.SeriesFile, trial.SeriesRows(j, c.Trial, f.fork, it, res, samples)); err != nil {
 		return rows[0], err
 	}
-	if err := record.AppendCSV(s.Dir, record.LatencyFile, latencyRows(j, c.Trial, f.fork, it, res)); err != nil {
+	if err := record.AppendCSV(s.Dir, record.LatencyFile, trial.LatencyRows(j, c.Trial, f.fork, it, res)); err != nil {
 		return rows[0], err
 	}
 	if err := record.AppendCSV(s.Dir, record.TrialsFile, rows); err != nil {
@@ -390,43 +389,8 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 	return rows[0], nil
 }
 
-// measureNoise is hostNoise; tests of the re-run logic replace it.
-var measureNoise = hostNoise
-
-// hostNoise averages the host CPU used outside threadlab and the steal
-// over a window's samples, weighted by their length, in % of one core.
-func hostNoise(samples []telemetry.Sample) (outside, steal float64) {
-	var dur float64
-	for _, x := range samples {
-		outside += x.HostCPUPct * x.Dur
-		steal += x.HostStealPct * x.Dur
-		dur += x.Dur
-	}
-	if dur <= 0 {
-		return 0, 0
-	}
-	return outside / dur, steal / dur
-}
-
-// flagReasons turns sampler flags into reasons a trial is invalid, for
-// flags that spoil a column some claim reads; other flags stay recorded in
-// the telemetry_flags column only.
-func flagReasons(m *experiments.Manifest, flags []telemetry.Flag) []string {
-	read := map[string]bool{}
-	for _, c := range m.Claims {
-		read[c.Check.Metric] = true
-	}
-	var out []string
-	for _, f := range flags {
-		for _, col := range telemetry.Affects(f.Code) {
-			if read[col] {
-				out = append(out, fmt.Sprintf("telemetry %s spoils %s, which a claim reads: %s", f.Code, col, f.Msg))
-				break
-			}
-		}
-	}
-	return out
-}
+// measureNoise is trial.HostNoise; tests of the re-run logic replace it.
+var measureNoise = trial.HostNoise
 
 func round1(x float64) float64 { return math.Round(x*10) / 10 }
 
@@ -524,7 +488,7 @@ func (s *State) launch(ctx context.Context, j replicate.Job, seq, fork int) (Tar
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", errStartup, v.Name, err)
 	}
-	if err := waitReady(ctx, t, v.Ready, logPath, m.Startup.Timeout); err != nil {
+	if err := trial.WaitReady(ctx, t, v.Ready, logPath, m.Startup.Timeout); err != nil {
 		t.Stop()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -536,110 +500,7 @@ func (s *State) launch(ctx context.Context, j replicate.Job, seq, fork int) (Tar
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// trialRows turns a load result and the server samples into trials.csv rows.
+// trialRows is trial.Rows of the run's measured group (the warm-up's rows too).
 func trialRows(s *State, j replicate.Job, seq int, started string, res *load.Result, samples []telemetry.Sample, reasons []string) []record.Trial {
-	// CPU over the window: each sample's share weighted by its length (the
-	// last one is the partial interval up to the window's end), over the
-	// samples that read the process (a live one has a thread; a multi-host
-	// run's seconds that only this machine sampled have no process here).
-	var cpu, rss, span float64
-	var threads int
-	for _, x := range samples {
-		rss = max(rss, x.RSSMB)
-		threads = max(threads, x.Threads)
-		if x.Threads > 0 && x.Dur > 0 {
-			cpu += (x.CPUUserPct + x.CPUSysPct) * x.Dur
-			span += x.Dur
-		}
-	}
-	if span > 0 {
-		cpu /= span
-	}
-	var rows []record.Trial
-	for _, g := range res.Groups {
-		r := record.Trial{
-			Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Group: g.Name, Trial: j.Fork, Fork: j.Fork, Seq: seq,
-			Started: started, Requests: g.Requests, Errors: g.Errors, RPS: g.RPS,
-			P50Ms: g.QuantileMs(50), P90Ms: g.QuantileMs(90), P99Ms: g.QuantileMs(99), P999Ms: g.QuantileMs(99.9),
-			MaxMs: g.MaxMs(), WallMs: ms(g.Wall), DistinctThreads: len(g.Headers),
-			ErrorClasses: classes(g.ErrorsByClass), AskedRate: g.AskedRate, AchievedRate: g.AchievedRate,
-			Missed: g.Missed, LatePct: g.LatePct, GenCPUPct: res.Self.CPUPct, GenSaturated: res.Self.Saturated,
-			TargetCPUPct: cpu, TargetThreads: threads, TargetRSSMB: rss,
-		}
-		setPeaks(&r, g, telemetry.Summarize(samples))
-		if g.Latency != nil && g.Latency.TotalCount() > 0 {
-			r.MeanMs = g.Latency.Mean() / 1000
-		}
-		if g.Requests > 0 {
-			r.ErrorPct = 100 * float64(g.Errors) / float64(g.Requests)
-		}
-		rr := slices.Clone(reasons)
-		if g.Requests == 0 {
-			rr = append(rr, "no request completed")
-		}
-		r.Valid = len(rr) == 0
-		r.Reason = strings.Join(rr, "; ")
-		rows = append(rows, r)
-	}
-	// The measured group first: it is the row that answers the question.
-	sort.SliceStable(rows, func(a, b int) bool { return rows[a].Group == s.M.Load.Measure && rows[b].Group != s.M.Load.Measure })
-	return rows
-}
-
-func classes(m map[string]int64) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if m[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
-		}
-	}
-	return strings.Join(parts, ";")
-}
-
-// seriesRows joins the client's per-second series with the server samples
-// of the same second. A second without a server sample (or without a JVM
-// scrape, for the JVM columns) keeps its server columns missing: empty in
-// series.csv, a gap in the charts, never a fall to 0.
-func seriesRows(j replicate.Job, trial, fork, it int, res *load.Result, samples []telemetry.Sample) []record.Sample {
-	bySec := map[int]telemetry.Sample{}
-	for _, x := range samples {
-		bySec[int(x.T)] = x
-	}
-	g := func(x float64) record.Gauge { return record.Gauge(x) }
-	var out []record.Sample
-	for _, gr := range res.Groups {
-		for _, sec := range gr.Series {
-			m := record.Missing()
-			r := record.Sample{Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Trial: trial, Fork: fork, Iteration: it, Group: gr.Name,
-				T: float64(sec.T), Requests: sec.Requests, Errors: sec.Errors, P50Ms: sec.P50Ms, P99Ms: sec.P99Ms,
-				TargetCPUPct: m, TargetRSSMB: m, OSThreads: m, JVMThreads: m, VirtualThreads: m, HeapUsedMB: m, GCCount: m, GCPauseMs: m,
-				HikariActive: m, HikariPending: m, GenCPUPct: m, HostCPUPct: m, HostStealPct: m}
-			if x, ok := bySec[sec.T]; ok {
-				r.TargetCPUPct, r.TargetRSSMB, r.OSThreads = g(x.CPUUserPct+x.CPUSysPct), g(x.RSSMB), g(float64(x.Threads))
-				r.GenCPUPct, r.HostCPUPct, r.HostStealPct = g(x.GenCPUPct), g(x.HostCPUPct), g(x.HostStealPct)
-				if x.JVM {
-					r.JVMThreads, r.HeapUsedMB, r.GCCount, r.GCPauseMs = g(x.JVMLiveThreads), g(x.HeapUsedMB), g(x.GCCount), g(x.GCPauseMs)
-					r.HikariActive, r.HikariPending = g(x.HikariActive), g(x.HikariPending)
-					if x.Virtual {
-						r.VirtualThreads = g(x.VirtualThreads)
-					}
-				}
-			}
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// Spectrum is the percentile ladder stored per trial for the latency chart.
-var Spectrum = []float64{50, 75, 90, 95, 99, 99.9, 99.99, 100}
-
-func latencyRows(j replicate.Job, trial, fork, it int, res *load.Result) []record.Quantile {
-	var out []record.Quantile
-	for _, g := range res.Groups {
-		for _, q := range Spectrum {
-			out = append(out, record.Quantile{Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Group: g.Name, Trial: trial, Fork: fork, Iteration: it, Percentile: q, Ms: g.QuantileMs(q)})
-		}
-	}
-	return out
+	return trial.Rows(s.M.Load.Measure, j, seq, started, res, samples, reasons)
 }

@@ -1,4 +1,16 @@
-package pipeline
+// Package trial is what one trial of a fork is made of, below the
+// orchestrator's fork loop: starting a target and waiting until it is
+// ready (Launcher, Processes, WaitReady), and turning a measured window's
+// load result and server samples into the rows on disk (Rows, SeriesRows,
+// LatencyRows, SaveHistograms), with the checks that make a row invalid
+// (CheckBounds, FlagReasons, HostNoise).
+//
+// Data flow: a Spec (the argv, port and paths the orchestrator worked out
+// for a variant) -> Launcher.Launch -> a Target -> WaitReady; then
+// load.Result and telemetry samples of each window -> Rows and the rest ->
+// package record's files. It imports nothing of the orchestrator's: a
+// fork's plan, state and bookkeeping stay there (package pipeline).
+package trial
 
 import (
 	"bytes"
@@ -135,9 +147,9 @@ func (p *process) Stop() error {
 	return nil
 }
 
-// waitReady polls the target's readiness path until it answers 2xx, the
+// WaitReady polls the target's readiness path until it answers 2xx, the
 // process exits, or timeout passes. Errors quote the tail of the log.
-func waitReady(ctx context.Context, t Target, ready, logPath string, timeout time.Duration) error {
+func WaitReady(ctx context.Context, t Target, ready, logPath string, timeout time.Duration) error {
 	client := &http.Client{Timeout: 2 * time.Second}
 	deadline := time.Now().Add(timeout)
 	url := readyURL(t, ready)
