@@ -123,7 +123,7 @@ type Variant struct {
 	// JDK asks for a Java feature release (21, 25) for a built-in target;
 	// 0 means the run's JDK. Where no such JDK is installed the variant is
 	// skipped with its reason and the claims reading it are not applicable
-	// here (pipeline/jdk.go).
+	// here (pipeline/trial/jvms.go).
 	JDK int `yaml:"jdk,omitempty"`
 	// SpringBoot overrides the manifest's spring_boot for this built-in
 	// variant (the version experiment runs one model on several lines).

@@ -39,7 +39,8 @@ forks: 3
 		}
 		return "", "", fmt.Errorf("no JDK %d is installed (found: ...)", major)
 	}
-	s := &State{M: m, JavaHome: "/usr/lib/jvm/temurin-25-jdk-amd64", rep: replicate.New(nil)}
+	s := &State{M: m, rep: replicate.New(nil)}
+	s.JVM.JavaHome = "/usr/lib/jvm/temurin-25-jdk-amd64"
 	s.Jobs = replicate.Schedule(m, 1)
 	for _, j := range s.Jobs {
 		s.Meta.Order = append(s.Meta.Order, j.Key())
@@ -62,8 +63,8 @@ forks: 3
 		jobs := slices.ContainsFunc(s.Jobs, func(j replicate.Job) bool { return j.Cell.Variant.Name == tt.variant })
 		order := slices.ContainsFunc(s.Meta.Order, func(k string) bool { return strings.HasPrefix(k, tt.variant+"|") })
 		if tt.reason == "" {
-			if i >= 0 || !jobs || !order || s.javaHome(tt.variant) != tt.home {
-				t.Errorf("%s: %s: skipped %v, jobs %v, order %v, JDK %q; want it to run on %s", tt.variant, tt.why, i >= 0, jobs, order, s.javaHome(tt.variant), tt.home)
+			if i >= 0 || !jobs || !order || s.JVM.JavaHomeOf(tt.variant) != tt.home {
+				t.Errorf("%s: %s: skipped %v, jobs %v, order %v, JDK %q; want it to run on %s", tt.variant, tt.why, i >= 0, jobs, order, s.JVM.JavaHomeOf(tt.variant), tt.home)
 			}
 			continue
 		}

@@ -28,6 +28,7 @@ import (
 	"github.com/threadlab/threadlab/pipeline/preflight"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/replicate"
+	"github.com/threadlab/threadlab/pipeline/trial"
 )
 
 // Stage is one step of a run. It returns an error only when the run cannot
@@ -94,18 +95,15 @@ type Options struct {
 
 // State is what the stages share.
 type State struct {
-	M        *experiments.Manifest
-	Opt      Options
-	Dir      string // the run directory
-	Meta     record.Meta
-	Jobs     []replicate.Job
-	Done     map[string]bool // jobs already on disk (resume)
-	JavaHome string
-	// javaHomes are the JDKs of variants that asked for one (jdk:), by
-	// variant; the others run on JavaHome (jdk.go).
-	javaHomes map[string]string
-	Jars      map[string]string   // built-in target -> jar
-	starts    map[string]aotStart // variant -> jar and AOT options it starts with (aot.go)
+	M    *experiments.Manifest
+	Opt  Options
+	Dir  string // the run directory
+	Meta record.Meta
+	Jobs []replicate.Job
+	Done map[string]bool // jobs already on disk (resume)
+	// JVM is how each variant's built-in target starts: its JDK, its jar
+	// and its AOT cache (the build stage fills it).
+	JVM trial.JVMs
 	// ServiceProps are the Spring properties pointing targets at the services.
 	ServiceProps map[string]string
 	// ServiceSubst replaces {name} in command variants (e.g. {downstream}).

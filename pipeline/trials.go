@@ -449,8 +449,8 @@ func (s *State) launch(ctx context.Context, j replicate.Job, seq, fork int) (Tar
 	var argv []string
 	actuator := 0
 	if v.Target != "" {
-		jar, extra := s.startOf(v)
-		jh, props := s.javaHome(v.Name), Properties(m, j.Cell, s.ServiceProps)
+		jar, extra := s.JVM.StartOf(v)
+		jh, props := s.JVM.JavaHomeOf(v.Name), Properties(m, j.Cell, s.ServiceProps)
 		if s.hosts != nil { // the target host's JDK, the jar shipped there, its address
 			if jh, jar, extra, err = s.hosts.javaTarget(ctx, s, v, jar, extra, props); err != nil {
 				return nil, fmt.Errorf("%w: %s: %v", errStartup, v.Name, err)

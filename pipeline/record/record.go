@@ -255,7 +255,7 @@ type Meta struct {
 	Cells      []CellStop `json:"cells,omitempty"`
 	Time       *WallClock `json:"time,omitempty"`
 	// AOT says, per variant with a built-in target, whether it started
-	// from the JDK AOT cache (aot.go).
+	// from the JDK AOT cache (pipeline/trial/jvms.go).
 	AOT []AOTStart `json:"aot_cache,omitempty"`
 	// Skipped lists the variants that did not run on this host, with why
 	// (a jdk: that is not installed); the claims reading them are not
