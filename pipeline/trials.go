@@ -8,14 +8,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/threadlab/threadlab/env"
-	"github.com/threadlab/threadlab/env/supervise"
 	"github.com/threadlab/threadlab/env/targets"
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/record"
@@ -359,7 +357,7 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 			rows[i].StartupMs = ms(f.startup)
 		}
 		rows[i].Pid = t.Pid()
-		rows[i].Log = logName(j, f.seq, f.fork)
+		rows[i].Log = trial.LogName(j, f.seq, f.fork)
 	}
 	// Order matters for resume: trials.csv is written last, so a trial is
 	// "done" only once its series and latency are on disk too.
@@ -396,47 +394,12 @@ func round1(x float64) float64 { return math.Round(x*10) / 10 }
 
 func now() string { return time.Now().UTC().Format(time.RFC3339) }
 
-var slugRE = regexp.MustCompile(`[^a-zA-Z0-9.-]+`)
-
 func describe(r record.Trial) string {
 	v := fmt.Sprintf("%.0f rps, wall %.0f ms, p99 %.1f ms, %d errors, %d threads", r.RPS, r.WallMs, r.P99Ms, r.Errors, r.DistinctThreads)
 	if !r.Valid {
 		v += " (invalid: " + r.Reason + ")"
 	}
 	return v
-}
-
-func logName(j replicate.Job, seq, fork int) string {
-	p := slugRE.ReplaceAllString(j.Cell.PointString(), "_")
-	if p != "" {
-		p = "-" + p
-	}
-	return filepath.Join(record.LogsDir, fmt.Sprintf("%03d-%s%s-f%d.log", seq, j.Cell.Variant.Name, p, fork))
-}
-
-// actuatorPort gives a Spring target's actuator its own management server
-// on a free loopback port (management.server.port, set in props unless the
-// manifest set it), and returns that port. threadlab scrapes
-// /actuator/prometheus every second and polls /actuator/health: on the
-// app's port those requests queue behind the load in the app's own thread
-// pool, so a saturated target (10 Tomcat threads, 100 users) timed out
-// every scrape and lost the JVM columns of every trial. The management
-// server has its own connector and threads, as production deployments
-// give their probes; the app's pool serves only the load.
-func actuatorPort(props map[string]string) (int, error) {
-	if v, ok := props["management.server.port"]; ok {
-		p, err := strconv.Atoi(v)
-		if err != nil || p <= 0 {
-			return 0, nil // the manifest's own choice (e.g. -1: no actuator over HTTP): the app's port stays the base
-		}
-		return p, nil
-	}
-	p, err := supervise.FreePort("127.0.0.1")
-	if err != nil {
-		return 0, err
-	}
-	props["management.server.port"] = strconv.Itoa(p)
-	return p, nil
 }
 
 // launch starts the target of a fork and waits until it is ready.
@@ -455,7 +418,7 @@ func (s *State) launch(ctx context.Context, j replicate.Job, seq, fork int) (Tar
 			if jh, jar, extra, err = s.hosts.javaTarget(ctx, s, v, jar, extra, props); err != nil {
 				return nil, fmt.Errorf("%w: %s: %v", errStartup, v.Name, err)
 			}
-		} else if actuator, err = actuatorPort(props); err != nil {
+		} else if actuator, err = trial.ActuatorPort(props); err != nil {
 			return nil, err
 		}
 		argv = targets.Command(jh, jar, port, props, slices.Concat(v.JVM, extra))
@@ -483,7 +446,7 @@ func (s *State) launch(ctx context.Context, j replicate.Job, seq, fork int) (Tar
 		envs = append(envs, k+"="+v.Env[k])
 	}
 	envs = append(envs, s.ServiceEnv...) // secrets such as the database password: not on the command line
-	logPath := filepath.Join(s.Dir, logName(j, seq, fork))
+	logPath := filepath.Join(s.Dir, trial.LogName(j, seq, fork))
 	t, err := s.Opt.Launcher.Launch(ctx, Spec{Name: v.Name, Argv: argv, Env: envs, Port: port, Ready: v.Ready, Metrics: v.Metrics, LogPath: logPath, ActuatorPort: actuator})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", errStartup, v.Name, err)

@@ -20,6 +20,8 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +29,7 @@ import (
 
 	"github.com/threadlab/threadlab/env/supervise"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 )
 
 // Target is one running system under test.
@@ -208,4 +211,41 @@ func tail(path string, n int) string {
 		buf.WriteString("    " + l + "\n")
 	}
 	return strings.TrimRight(buf.String(), "\n")
+}
+
+var slugRE = regexp.MustCompile(`[^a-zA-Z0-9.-]+`)
+
+// LogName is where a fork's target writes its output, inside the run
+// directory: logs/<seq>-<variant>-<point>-f<fork>.log.
+func LogName(j replicate.Job, seq, fork int) string {
+	p := slugRE.ReplaceAllString(j.Cell.PointString(), "_")
+	if p != "" {
+		p = "-" + p
+	}
+	return filepath.Join(record.LogsDir, fmt.Sprintf("%03d-%s%s-f%d.log", seq, j.Cell.Variant.Name, p, fork))
+}
+
+// ActuatorPort gives a Spring target's actuator its own management server
+// on a free loopback port (management.server.port, set in props unless the
+// manifest set it), and returns that port. threadlab scrapes
+// /actuator/prometheus every second and polls /actuator/health: on the
+// app's port those requests queue behind the load in the app's own thread
+// pool, so a saturated target (10 Tomcat threads, 100 users) timed out
+// every scrape and lost the JVM columns of every trial. The management
+// server has its own connector and threads, as production deployments
+// give their probes; the app's pool serves only the load.
+func ActuatorPort(props map[string]string) (int, error) {
+	if v, ok := props["management.server.port"]; ok {
+		p, err := strconv.Atoi(v)
+		if err != nil || p <= 0 {
+			return 0, nil // the manifest's own choice (e.g. -1: no actuator over HTTP): the app's port stays the base
+		}
+		return p, nil
+	}
+	p, err := supervise.FreePort("127.0.0.1")
+	if err != nil {
+		return 0, err
+	}
+	props["management.server.port"] = strconv.Itoa(p)
+	return p, nil
 }
