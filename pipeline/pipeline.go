@@ -5,8 +5,11 @@
 //
 // The pipeline only orchestrates; measuring, statistics, host inspection,
 // storage, judging the claims and rendering live in the packages below it
-// (load, stats, env, telemetry, record, verdicts, report), none of which
-// imports this one (README's Layout). Every finished trial is on disk before the
+// (load, stats, env, telemetry, record, verdicts, report), and so do the
+// rooms of a run it sequences: the host-limit refusal (preflight), the
+// schedule and replication policy (replicate), the estimate (cost) and a
+// trial's launch and rows (trial). None of them imports this one
+// (README's Layout). Every finished trial is on disk before the
 // next one starts, so a crash or Ctrl-C loses nothing that was finished,
 // and a run can be resumed.
 package pipeline
