@@ -240,27 +240,3 @@ func TestStartupFailureStops(t *testing.T) {
 		t.Errorf("state %s with %d trials: want failed, keeping the 1 finished trial", r.Meta.State, len(r.Trials))
 	}
 }
-
-func TestLoadPlanVars(t *testing.T) {
-	m, err := experiments.Parse("v.yaml", []byte(`name: v
-title: t
-question: q
-variants:
-  naive: {command: [x, "{port}"], vars: {cpu: /cpu}}
-  offloaded: {command: [x, "{port}"], vars: {cpu: /cpu-offloaded}}
-load: {burst: 5, requests: [{path: "{cpu}?iterations=10"}]}
-`), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range replicate.Cells(m) {
-		p, err := LoadPlan(m, c, "http://127.0.0.1:1", 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := c.Variant.Vars["cpu"] + "?iterations=10"
-		if got := p.Groups[0].Requests[0].Path; got != want {
-			t.Errorf("variant %s requests %q, want %q", c.Variant.Name, got, want)
-		}
-	}
-}

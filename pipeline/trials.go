@@ -152,7 +152,7 @@ func (s *State) runFork(ctx context.Context, seq int, j replicate.Job, fork int,
 		return lost, err
 	}
 	defer s.stopFork(ctx, t)
-	plan, err := LoadPlan(m, j.Cell, t.URL(), m.Seed+int64(seq))
+	plan, err := trial.LoadPlan(m, j.Cell, t.URL(), m.Seed+int64(seq))
 	if err != nil {
 		return "", err
 	}
@@ -413,7 +413,7 @@ func (s *State) launch(ctx context.Context, j replicate.Job, seq, fork int) (Tar
 	actuator := 0
 	if v.Target != "" {
 		jar, extra := s.JVM.StartOf(v)
-		jh, props := s.JVM.JavaHomeOf(v.Name), Properties(m, j.Cell, s.ServiceProps)
+		jh, props := s.JVM.JavaHomeOf(v.Name), trial.Properties(m, j.Cell, s.ServiceProps)
 		if s.hosts != nil { // the target host's JDK, the jar shipped there, its address
 			if jh, jar, extra, err = s.hosts.javaTarget(ctx, s, v, jar, extra, props); err != nil {
 				return nil, fmt.Errorf("%w: %s: %v", errStartup, v.Name, err)
