@@ -317,26 +317,13 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 	if err != nil {
 		return record.Trial{}, fmt.Errorf("%s fork %d iteration %d: %w", j.Cell.Variant.Name, f.fork, it, err)
 	}
-	var reasons []string
-	if exit := t.Exited(); exit != nil {
-		reasons = append(reasons, "the target died during the trial: "+exit.Error())
-	}
-	if res.Self.Saturated {
-		reasons = append(reasons, "load generator saturated: "+res.Self.Reason)
-	}
-	if res.Stalled != "" { // the load generator's stall watchdog: a frozen or hopeless target
-		reasons = append(reasons, res.Stalled)
-	}
+	reasons := trial.WindowReasons(t.Exited(), res)
 	outside, steal := measureNoise(samples)
-	switch {
-	case onHosts != nil: // each host gated on its own
+	if onHosts != nil { // each host gated on its own
 		outside, steal = worst(noise)
 		reasons = append(reasons, hostReasons...)
-	case outside > m.Noise.MaxOutsidePct:
-		reasons = append(reasons, fmt.Sprintf("host noise: %.0f%% of one core used outside threadlab during the window (noise.max_outside_pct %g)", outside, m.Noise.MaxOutsidePct))
-	}
-	if onHosts == nil && steal > m.Noise.MaxStealPct {
-		reasons = append(reasons, fmt.Sprintf("host noise: %.0f%% of one core stolen by the hypervisor during the window (noise.max_steal_pct %g)", steal, m.Noise.MaxStealPct))
+	} else {
+		reasons = append(reasons, trial.NoiseReasons(m.Noise, outside, steal)...)
 	}
 	reasons = append(reasons, trial.FlagReasons(m, flags)...)
 	c.Trial++

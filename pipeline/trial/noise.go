@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/telemetry"
 )
 
@@ -21,6 +22,38 @@ func HostNoise(samples []telemetry.Sample) (outside, steal float64) {
 		return 0, 0
 	}
 	return outside / dur, steal / dur
+}
+
+// WindowReasons are the reasons a measured window is invalid for what
+// happened in it: the target died (exited, nil while it runs), the load
+// generator saturated, or its stall watchdog gave up on a frozen or
+// hopeless target.
+func WindowReasons(exited error, res *load.Result) []string {
+	var out []string
+	if exited != nil {
+		out = append(out, "the target died during the trial: "+exited.Error())
+	}
+	if res.Self.Saturated {
+		out = append(out, "load generator saturated: "+res.Self.Reason)
+	}
+	if res.Stalled != "" {
+		out = append(out, res.Stalled)
+	}
+	return out
+}
+
+// NoiseReasons are the reasons a window on this machine is invalid for its
+// host's noise over the manifest's bounds (HostNoise's averages, % of one
+// core): CPU used outside threadlab, and CPU stolen by the hypervisor.
+func NoiseReasons(n experiments.Noise, outside, steal float64) []string {
+	var out []string
+	if outside > n.MaxOutsidePct {
+		out = append(out, fmt.Sprintf("host noise: %.0f%% of one core used outside threadlab during the window (noise.max_outside_pct %g)", outside, n.MaxOutsidePct))
+	}
+	if steal > n.MaxStealPct {
+		out = append(out, fmt.Sprintf("host noise: %.0f%% of one core stolen by the hypervisor during the window (noise.max_steal_pct %g)", steal, n.MaxStealPct))
+	}
+	return out
 }
 
 // FlagReasons turns sampler flags into reasons a trial is invalid, for

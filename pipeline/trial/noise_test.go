@@ -1,11 +1,14 @@
 package trial
 
 import (
+	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/telemetry"
 )
 
@@ -50,5 +53,47 @@ func TestHostNoise(t *testing.T) {
 	}
 	if o, s := HostNoise(nil); o != 0 || s != 0 {
 		t.Errorf("no samples: %g, %g; want 0, 0 (nothing measured is no noise)", o, s)
+	}
+}
+
+// TestNoiseReasons: each bound is strict (at the bound is still quiet),
+// and each reason quotes the value and the bound it broke.
+func TestNoiseReasons(t *testing.T) {
+	n := experiments.Noise{MaxOutsidePct: 25, MaxStealPct: 5}
+	for _, c := range []struct {
+		outside, steal float64
+		want           []string
+		why            string
+	}{
+		{25, 5, nil, "at the bounds: quiet"},
+		{40, 1, []string{"host noise: 40% of one core used outside threadlab during the window (noise.max_outside_pct 25)"}, "a busy neighbour"},
+		{10, 12.4, []string{"host noise: 12% of one core stolen by the hypervisor during the window (noise.max_steal_pct 5)"}, "a hypervisor taking CPU"},
+		{30, 6, []string{"outside", "stolen"}, "both, outside first"},
+	} {
+		got := NoiseReasons(n, c.outside, c.steal)
+		if len(got) != len(c.want) {
+			t.Errorf("%s: %q, want %d reason(s)", c.why, got, len(c.want))
+			continue
+		}
+		for i, w := range c.want {
+			if !strings.Contains(got[i], w) {
+				t.Errorf("%s: reason %q, want it to say %q", c.why, got[i], w)
+			}
+		}
+	}
+}
+
+// TestWindowReasons: a dead target, a saturated generator and a stalled
+// load each make the window invalid, in that order; a clean window has none.
+func TestWindowReasons(t *testing.T) {
+	if r := WindowReasons(nil, &load.Result{}); r != nil {
+		t.Errorf("clean window: %q, want none", r)
+	}
+	res := &load.Result{Stalled: "no answer for 10s: the target is frozen"}
+	res.Self.Saturated, res.Self.Reason = true, "CPU 98% of its cores"
+	got := WindowReasons(errors.New("target exited: signal: killed"), res)
+	want := []string{"the target died during the trial: target exited: signal: killed", "load generator saturated: CPU 98% of its cores", "no answer for 10s: the target is frozen"}
+	if !slices.Equal(got, want) {
+		t.Errorf("reasons %q, want %q", got, want)
 	}
 }
