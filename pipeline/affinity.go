@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -24,58 +23,11 @@ const (
 	roleDownstream = "downstream"
 )
 
-// maxPids is how many pids an affinity entry of run.json lists.
-const maxPids = 8
-
 // readBack records in run.json the CPU affinity the kernel reports for
-// each of pids (every thread, /proc/<pid>/task/*/status), beside what the
-// manifest's pinning asked for that role. Each process counts once however
-// often it is read (the postmaster is read again with the backends of
-// every fork). A pinned role whose processes run elsewhere is a warning,
-// once per role: the report must not claim a pinning that was not in force.
+// each of pids beside what the manifest's pinning asked for that role
+// (trial.ReadBack), warning once per role about a pinning not in force.
 func (s *State) readBack(role, asked string, pids ...int) {
-	if s.affSeen == nil {
-		s.affSeen = map[string]bool{}
-	}
-	want, _ := env.ParseCPUList(asked) // validated with the manifest
-	for _, pid := range pids {
-		key := role + "|" + strconv.Itoa(pid)
-		if pid <= 0 || s.affSeen[key] {
-			continue
-		}
-		a, err := env.ReadAffinity(pid)
-		if err != nil {
-			continue // it exited between listing and reading: nothing to record
-		}
-		s.affSeen[key] = true
-		actual := env.FormatCPUList(a.CPUs)
-		mismatch := asked != "" && !slices.Equal(want, a.CPUs)
-		e := s.affinityEntry(role, asked, actual, a.Mixed)
-		e.Mismatch = mismatch
-		e.Processes++
-		if len(e.Pids) < maxPids {
-			e.Pids = append(e.Pids, pid)
-		}
-		if mismatch && !s.affWarned[role] {
-			if s.affWarned == nil {
-				s.affWarned = map[string]bool{}
-			}
-			s.affWarned[role] = true
-			s.Warn("pinning: the %s was to run on CPUs %s, but the kernel reports CPUs %s for pid %d (a wrapper or cgroup re-pinned it?); its numbers are not from the pinning the manifest asked for", role, asked, actual, pid)
-		}
-	}
-}
-
-// affinityEntry returns the run.json entry of a result, adding it if new.
-func (s *State) affinityEntry(role, asked, actual string, mixed bool) *record.Affinity {
-	for i := range s.Meta.Affinity {
-		e := &s.Meta.Affinity[i]
-		if e.Role == role && e.Asked == asked && e.Actual == actual && e.Mixed == mixed {
-			return e
-		}
-	}
-	s.Meta.Affinity = append(s.Meta.Affinity, record.Affinity{Role: role, Asked: asked, Actual: actual, Mixed: mixed})
-	return &s.Meta.Affinity[len(s.Meta.Affinity)-1]
+	s.Meta.Affinity = s.aff.Read(s.Meta.Affinity, role, asked, s.Warn, pids...)
 }
 
 // readBackServices reads the services threadlab started: every process of

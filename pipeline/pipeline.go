@@ -129,12 +129,12 @@ type State struct {
 	// PostgreSQL cluster): their CPU is the experiment's, not host noise.
 	groups []int
 
-	// CPU affinity read back (affinity.go): the services' processes, the
-	// processes already recorded and the roles already warned about.
+	// CPU affinity read back (affinity.go, trial.ReadBack): the services'
+	// processes, the processes already recorded and the roles already
+	// warned about.
 	pgGroup       int // the PostgreSQL cluster's process group
 	downstreamPid int // the downstream service's process (threadlab's own when in-process)
-	affSeen       map[string]bool
-	affWarned     map[string]bool
+	aff           trial.ReadBack
 
 	hosts *hostRun // a multi-host run's connections; nil on one machine (hosts.go)
 

@@ -200,7 +200,7 @@ func (Services) Run(ctx context.Context, s *State) error {
 			s.downstreamPid = os.Getpid() // it shares the generator's process, and CPUs
 			if m.Pinning.Services != "" {
 				s.Warn("pinning.services cannot pin the downstream service: it runs inside threadlab, on the load generator's CPUs (this pipeline was given no downstream command)")
-				s.affWarned = map[string]bool{roleDownstream: true} // said here; the read-back need not say it again
+				s.aff.Said(roleDownstream) // said here; the read-back need not say it again
 			}
 		}
 		s.ServiceProps["threadlab.downstream-url"] = url
