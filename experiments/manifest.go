@@ -79,6 +79,15 @@ type Manifest struct {
 	forksKey string // "trials" when the author used the older name
 }
 
+// ProfileName is the profile the manifest was loaded with, "default" when
+// none was asked for: the name run.json and the run's estimate give it.
+func (m *Manifest) ProfileName() string {
+	if m.Profile == "" {
+		return "default"
+	}
+	return m.Profile
+}
+
 // Services are the dependencies threadlab starts for the targets.
 type Services struct {
 	// Downstream is the slow HTTP dependency (seed 001); nil means none.
@@ -114,7 +123,7 @@ type Variant struct {
 	// JDK asks for a Java feature release (21, 25) for a built-in target;
 	// 0 means the run's JDK. Where no such JDK is installed the variant is
 	// skipped with its reason and the claims reading it are not applicable
-	// here (pipeline/jdk.go).
+	// here (pipeline/trial/jvms.go).
 	JDK int `yaml:"jdk,omitempty"`
 	// SpringBoot overrides the manifest's spring_boot for this built-in
 	// variant (the version experiment runs one model on several lines).

@@ -3,8 +3,8 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,58 +23,11 @@ const (
 	roleDownstream = "downstream"
 )
 
-// maxPids is how many pids an affinity entry of run.json lists.
-const maxPids = 8
-
 // readBack records in run.json the CPU affinity the kernel reports for
-// each of pids (every thread, /proc/<pid>/task/*/status), beside what the
-// manifest's pinning asked for that role. Each process counts once however
-// often it is read (the postmaster is read again with the backends of
-// every fork). A pinned role whose processes run elsewhere is a warning,
-// once per role: the report must not claim a pinning that was not in force.
+// each of pids beside what the manifest's pinning asked for that role
+// (trial.ReadBack), warning once per role about a pinning not in force.
 func (s *State) readBack(role, asked string, pids ...int) {
-	if s.affSeen == nil {
-		s.affSeen = map[string]bool{}
-	}
-	want, _ := env.ParseCPUList(asked) // validated with the manifest
-	for _, pid := range pids {
-		key := role + "|" + strconv.Itoa(pid)
-		if pid <= 0 || s.affSeen[key] {
-			continue
-		}
-		a, err := env.ReadAffinity(pid)
-		if err != nil {
-			continue // it exited between listing and reading: nothing to record
-		}
-		s.affSeen[key] = true
-		actual := env.FormatCPUList(a.CPUs)
-		mismatch := asked != "" && !slices.Equal(want, a.CPUs)
-		e := s.affinityEntry(role, asked, actual, a.Mixed)
-		e.Mismatch = mismatch
-		e.Processes++
-		if len(e.Pids) < maxPids {
-			e.Pids = append(e.Pids, pid)
-		}
-		if mismatch && !s.affWarned[role] {
-			if s.affWarned == nil {
-				s.affWarned = map[string]bool{}
-			}
-			s.affWarned[role] = true
-			s.Warn("pinning: the %s was to run on CPUs %s, but the kernel reports CPUs %s for pid %d (a wrapper or cgroup re-pinned it?); its numbers are not from the pinning the manifest asked for", role, asked, actual, pid)
-		}
-	}
-}
-
-// affinityEntry returns the run.json entry of a result, adding it if new.
-func (s *State) affinityEntry(role, asked, actual string, mixed bool) *record.Affinity {
-	for i := range s.Meta.Affinity {
-		e := &s.Meta.Affinity[i]
-		if e.Role == role && e.Asked == asked && e.Actual == actual && e.Mixed == mixed {
-			return e
-		}
-	}
-	s.Meta.Affinity = append(s.Meta.Affinity, record.Affinity{Role: role, Asked: asked, Actual: actual, Mixed: mixed})
-	return &s.Meta.Affinity[len(s.Meta.Affinity)-1]
+	s.Meta.Affinity = s.aff.Read(s.Meta.Affinity, role, asked, s.Warn, pids...)
 }
 
 // readBackServices reads the services threadlab started: every process of
@@ -106,6 +59,25 @@ func (s *State) pinGroup(what string, pgid int) error {
 	return nil
 }
 
+// serviceGroup records the process group of a service from its pid file
+// (PostgreSQL's postmaster.pid: the pid on the first line leads its
+// group, since pg_ctl starts the server in a new session) and returns it,
+// 0 when it cannot be read.
+func (s *State) serviceGroup(pidFile string) int {
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		return 0
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	if pid, err := strconv.Atoi(strings.TrimSpace(first)); err == nil && pid > 0 {
+		if g, err := syscall.Getpgid(pid); err == nil {
+			s.groups = append(s.groups, g)
+			return g
+		}
+	}
+	return 0
+}
+
 // startDownstream runs the downstream service as a process of its own,
 // under taskset -c pinning.services, so that it is pinned apart from the
 // load generator: Options.Downstream is its command ({port} and {delay}
@@ -135,7 +107,7 @@ func (s *State) startDownstream(ctx context.Context, delay time.Duration) (strin
 	}
 	s.downstreamPid = t.Pid()
 	if g, err := syscall.Getpgid(t.Pid()); err == nil && g != syscall.Getpgrp() {
-		s.rep.groups = append(s.rep.groups, g)
+		s.groups = append(s.groups, g)
 	}
 	return t.URL(), nil
 }

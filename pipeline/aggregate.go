@@ -9,6 +9,7 @@ import (
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 	"github.com/threadlab/threadlab/pipeline/stats"
 	"github.com/threadlab/threadlab/pipeline/verdicts"
 )
@@ -93,7 +94,7 @@ const FlagUnsettled = "unsettled-fork"
 // cellOrder lists cells in manifest order: point, then variant, then group.
 func cellOrder(s *State, cells map[record.CellKey][]record.Trial) []record.CellKey {
 	var out []record.CellKey
-	for _, p := range Points(s.M) {
+	for _, p := range replicate.Points(s.M) {
 		for _, v := range s.M.Variants {
 			for _, g := range s.Meta.Groups {
 				k := record.CellKey{Variant: v.Name, Point: record.FormatPoint(p), Group: g}
@@ -121,7 +122,7 @@ func comparisons(s *State, cells map[record.CellKey][]record.Trial) []record.Com
 	for _, metric := range metrics {
 		var fam []stats.Comparison
 		var where []record.Comparison
-		for _, p := range Points(s.M) {
+		for _, p := range replicate.Points(s.M) {
 			pt := record.FormatPoint(p)
 			a, _ := verdicts.ForkValues(cells[record.CellKey{Variant: base, Point: pt, Group: group}], metric)
 			for _, v := range s.M.Variants[1:] {

@@ -1,14 +1,14 @@
 package pipeline
 
-import "github.com/threadlab/threadlab/pipeline/telemetry"
+import (
+	"github.com/threadlab/threadlab/pipeline/telemetry"
+	"github.com/threadlab/threadlab/pipeline/trial"
+)
 
 // SetMeasureNoise replaces how a window's host noise is taken from its
-// samples (hostNoise) for one test of package pipeline_test; it returns the
+// samples (trial.HostNoise) for one test of package pipeline_test; it returns the
 // restore function.
 func SetMeasureNoise(f func([]telemetry.Sample) (outside, steal float64)) (restore func()) {
 	measureNoise = f
-	return func() { measureNoise = hostNoise }
+	return func() { measureNoise = trial.HostNoise }
 }
-
-// HostNoise is hostNoise, for tests that wrap it.
-var HostNoise = hostNoise

@@ -8,6 +8,7 @@ import (
 
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 )
 
 // TestResolveJDKs: jdk: per variant on a host like this one (Temurin 25
@@ -38,10 +39,11 @@ forks: 3
 		}
 		return "", "", fmt.Errorf("no JDK %d is installed (found: ...)", major)
 	}
-	s := &State{M: m, JavaHome: "/usr/lib/jvm/temurin-25-jdk-amd64", rep: newReplication()}
-	s.Jobs = Schedule(m, 1)
+	s := &State{M: m, rep: replicate.New(nil)}
+	s.JVM.JavaHome = "/usr/lib/jvm/temurin-25-jdk-amd64"
+	s.Jobs = replicate.Schedule(m, 1)
 	for _, j := range s.Jobs {
-		s.Meta.Order = append(s.Meta.Order, j.key())
+		s.Meta.Order = append(s.Meta.Order, j.Key())
 	}
 	s.resolveJDKs(find)
 
@@ -58,11 +60,11 @@ forks: 3
 	}
 	for _, tt := range tests {
 		i := slices.IndexFunc(s.Meta.Skipped, func(x record.SkippedVariant) bool { return x.Variant == tt.variant })
-		jobs := slices.ContainsFunc(s.Jobs, func(j Job) bool { return j.Cell.Variant.Name == tt.variant })
+		jobs := slices.ContainsFunc(s.Jobs, func(j replicate.Job) bool { return j.Cell.Variant.Name == tt.variant })
 		order := slices.ContainsFunc(s.Meta.Order, func(k string) bool { return strings.HasPrefix(k, tt.variant+"|") })
 		if tt.reason == "" {
-			if i >= 0 || !jobs || !order || s.javaHome(tt.variant) != tt.home {
-				t.Errorf("%s: %s: skipped %v, jobs %v, order %v, JDK %q; want it to run on %s", tt.variant, tt.why, i >= 0, jobs, order, s.javaHome(tt.variant), tt.home)
+			if i >= 0 || !jobs || !order || s.JVM.JavaHomeOf(tt.variant) != tt.home {
+				t.Errorf("%s: %s: skipped %v, jobs %v, order %v, JDK %q; want it to run on %s", tt.variant, tt.why, i >= 0, jobs, order, s.JVM.JavaHomeOf(tt.variant), tt.home)
 			}
 			continue
 		}
@@ -70,7 +72,7 @@ forks: 3
 			t.Errorf("%s: %s: skipped %+v, jobs left %v, in order %v; want a skip saying %q", tt.variant, tt.why, s.Meta.Skipped, jobs, order, tt.reason)
 			continue
 		}
-		if got := s.rep.stopped[CellID{Variant: tt.variant}]; !strings.HasPrefix(got, "variant skipped: ") {
+		if got := s.rep.Stopped(replicate.CellID{Variant: tt.variant}); !strings.HasPrefix(got, "variant skipped: ") {
 			t.Errorf("%s: run.json's cell reason = %q, want the skip", tt.variant, got)
 		}
 		if !slices.ContainsFunc(s.Meta.Warnings, func(w string) bool { return strings.HasPrefix(w, "variant "+tt.variant+" skipped: ") }) {

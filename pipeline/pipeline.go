@@ -5,8 +5,11 @@
 //
 // The pipeline only orchestrates; measuring, statistics, host inspection,
 // storage, judging the claims and rendering live in the packages below it
-// (load, stats, env, telemetry, record, verdicts, report), none of which
-// imports this one (README's Layout). Every finished trial is on disk before the
+// (load, stats, env, telemetry, record, verdicts, report), and so do the
+// rooms of a run it sequences: the host-limit refusal (preflight), the
+// schedule and replication policy (replicate), the estimate (cost) and a
+// trial's launch and rows (trial). None of them imports this one
+// (README's Layout). Every finished trial is on disk before the
 // next one starts, so a crash or Ctrl-C loses nothing that was finished,
 // and a run can be resumed.
 package pipeline
@@ -25,7 +28,10 @@ import (
 
 	"github.com/threadlab/threadlab/env/hosts"
 	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/preflight"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
+	"github.com/threadlab/threadlab/pipeline/trial"
 )
 
 // Stage is one step of a run. It returns an error only when the run cannot
@@ -92,18 +98,15 @@ type Options struct {
 
 // State is what the stages share.
 type State struct {
-	M        *experiments.Manifest
-	Opt      Options
-	Dir      string // the run directory
-	Meta     record.Meta
-	Jobs     []Job
-	Done     map[string]bool // jobs already on disk (resume)
-	JavaHome string
-	// javaHomes are the JDKs of variants that asked for one (jdk:), by
-	// variant; the others run on JavaHome (jdk.go).
-	javaHomes map[string]string
-	Jars      map[string]string   // built-in target -> jar
-	starts    map[string]aotStart // variant -> jar and AOT options it starts with (aot.go)
+	M    *experiments.Manifest
+	Opt  Options
+	Dir  string // the run directory
+	Meta record.Meta
+	Jobs []replicate.Job
+	Done map[string]bool // jobs already on disk (resume)
+	// JVM is how each variant's built-in target starts: its JDK, its jar
+	// and its AOT cache (the build stage fills it).
+	JVM trial.JVMs
 	// ServiceProps are the Spring properties pointing targets at the services.
 	ServiceProps map[string]string
 	// ServiceSubst replaces {name} in command variants (e.g. {downstream}).
@@ -118,14 +121,20 @@ type State struct {
 	mu       sync.Mutex
 	cleanups []func()
 
-	rep *replication // forks, retries, sequential stops and the wall clock (replication.go)
+	rep *replicate.Policy // forks, retries and sequential stops
+	// booked holds the wall-clock buckets as the last stage ended, so a
+	// resumed run's earlier seconds are not booked twice (clock.go).
+	booked map[string]float64
+	// groups are the process groups of services threadlab started (the
+	// PostgreSQL cluster): their CPU is the experiment's, not host noise.
+	groups []int
 
-	// CPU affinity read back (affinity.go): the services' processes, the
-	// processes already recorded and the roles already warned about.
+	// CPU affinity read back (affinity.go, trial.ReadBack): the services'
+	// processes, the processes already recorded and the roles already
+	// warned about.
 	pgGroup       int // the PostgreSQL cluster's process group
 	downstreamPid int // the downstream service's process (threadlab's own when in-process)
-	affSeen       map[string]bool
-	affWarned     map[string]bool
+	aff           trial.ReadBack
 
 	hosts *hostRun // a multi-host run's connections; nil on one machine (hosts.go)
 
@@ -223,7 +232,7 @@ func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, err
 	}
 	var hr *hostRun
 	if opt.Hosts == nil {
-		if err := preflight(m, opt); err != nil { // hostlimits.go: fds, ports, memory
+		if err := preflight.Check(m, opt.Resume); err != nil { // fds, ports, memory
 			return nil, err
 		}
 	} else {
@@ -294,7 +303,7 @@ func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, err
 		s.Logf("== %s", st.Name())
 		stageStart := time.Now()
 		err := runStage(stageCtx, st, s)
-		s.rep.stageDone(s, st, time.Since(stageStart))
+		s.stageDone(st, time.Since(stageStart))
 		if err == nil && runErr == nil && ctx.Err() != nil {
 			err = context.Canceled // the stage swallowed the signal
 		}
@@ -352,7 +361,8 @@ func (s *State) settle(ctx context.Context, runErr error) {
 }
 
 func newState(m *experiments.Manifest, opt Options) (_ *State, err error) {
-	s := &State{M: m, Opt: opt, Done: map[string]bool{}, ServiceProps: map[string]string{}, ServiceSubst: map[string]string{}, rep: newReplication()}
+	s := &State{M: m, Opt: opt, Done: map[string]bool{}, ServiceProps: map[string]string{}, ServiceSubst: map[string]string{}}
+	s.rep = replicate.New(s.Logf)
 	defer func() {
 		if err != nil {
 			s.cleanup() // the run directory's lock
@@ -373,11 +383,11 @@ func newState(m *experiments.Manifest, opt Options) (_ *State, err error) {
 		seed = time.Now().UnixNano() & 0x7fffffffffff
 	}
 	m.Seed = seed
-	s.Jobs = Schedule(m, seed)
+	s.Jobs = replicate.Schedule(m, seed)
 	host, _ := os.Hostname()
 	s.Meta = record.Meta{
 		ID: id, Experiment: m.Name, Title: m.Title, Question: strings.TrimSpace(m.Question), Source: m.Source,
-		Profile: profileName(m.Profile), Manifest: m.File, Seed: seed, Command: opt.Command,
+		Profile: m.ProfileName(), Manifest: m.File, Seed: seed, Command: opt.Command,
 		Started: time.Now().UTC().Format(time.RFC3339), State: "running", Trials: m.Forks.Min, Host: host,
 		Measured: m.Load.Measure, Primary: m.Primary(), Version: Version(), Pinning: pinningText(m),
 		TargetCmds: map[string][]string{},
@@ -395,7 +405,7 @@ func newState(m *experiments.Manifest, opt Options) (_ *State, err error) {
 		}
 	}
 	for _, j := range s.Jobs {
-		s.Meta.Order = append(s.Meta.Order, j.key())
+		s.Meta.Order = append(s.Meta.Order, j.Key())
 	}
 	manifest, err := experiments.Marshal(m)
 	if err != nil {
@@ -476,7 +486,7 @@ func (s *State) resume() error {
 	}
 	m.Profile = s.Meta.Profile
 	s.M = m
-	s.Jobs = Schedule(m, s.Meta.Seed)
+	s.Jobs = replicate.Schedule(m, s.Meta.Seed)
 	rep, err := record.Repair(s.Dir) // torn lines and rows of the trial a crash cut short
 	if err != nil {
 		return fmt.Errorf("resume %s: %w", s.Dir, err)
@@ -489,7 +499,7 @@ func (s *State) resume() error {
 		return err
 	}
 	for _, t := range trials {
-		s.Done[jobKey(t.Variant, t.Point, t.Fork)] = true
+		s.Done[replicate.JobKey(t.Variant, t.Point, t.Fork)] = true
 	}
 	s.Meta.State = "running"
 	s.Meta.Error = ""
@@ -498,13 +508,6 @@ func (s *State) resume() error {
 	}
 	s.Logf("resuming %s: %d of %d trials already done", s.Dir, len(s.Done), len(s.Jobs))
 	return s.saveMeta()
-}
-
-func profileName(p string) string {
-	if p == "" {
-		return "default"
-	}
-	return p
 }
 
 func pinningText(m *experiments.Manifest) string {

@@ -18,6 +18,7 @@ import (
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/console"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 )
 
 // inproc launches an in-process HTTP server per target: /io?ms=N sleeps N
@@ -217,7 +218,7 @@ func TestInterruptAndResume(t *testing.T) {
 	r2, _ := record.Read(s2.Dir)
 	seen := map[string]bool{}
 	for _, tr := range r2.Trials {
-		k := jobKey(tr.Variant, tr.Point, tr.Trial)
+		k := replicate.JobKey(tr.Variant, tr.Point, tr.Trial)
 		if seen[k] {
 			t.Errorf("trial %s recorded twice after resume", k)
 		}
@@ -237,44 +238,5 @@ func TestStartupFailureStops(t *testing.T) {
 	r, _ := record.Read(s.Dir)
 	if r.Meta.State != "failed" || len(r.Trials) != 1 {
 		t.Errorf("state %s with %d trials: want failed, keeping the 1 finished trial", r.Meta.State, len(r.Trials))
-	}
-}
-
-func TestScheduleInterleavedIsSeeded(t *testing.T) {
-	m := parse(t, 3)
-	a, b := Schedule(m, 7), Schedule(m, 7)
-	for i := range a {
-		if a[i].key() != b[i].key() {
-			t.Fatalf("same seed, different order at %d: %s vs %s", i, a[i].key(), b[i].key())
-		}
-	}
-	m.Order = "sequential"
-	seq := Schedule(m, 7)
-	if seq[0].Fork != 1 || seq[1].Fork != 2 || seq[0].Cell.Variant.Name != seq[1].Cell.Variant.Name {
-		t.Errorf("sequential order should run a cell's trials in a row: %s, %s", seq[0].key(), seq[1].key())
-	}
-}
-
-func TestLoadPlanVars(t *testing.T) {
-	m, err := experiments.Parse("v.yaml", []byte(`name: v
-title: t
-question: q
-variants:
-  naive: {command: [x, "{port}"], vars: {cpu: /cpu}}
-  offloaded: {command: [x, "{port}"], vars: {cpu: /cpu-offloaded}}
-load: {burst: 5, requests: [{path: "{cpu}?iterations=10"}]}
-`), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range Cells(m) {
-		p, err := LoadPlan(m, c, "http://127.0.0.1:1", 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := c.Variant.Vars["cpu"] + "?iterations=10"
-		if got := p.Groups[0].Requests[0].Path; got != want {
-			t.Errorf("variant %s requests %q, want %q", c.Variant.Name, got, want)
-		}
 	}
 }

@@ -4,17 +4,19 @@ import (
 	"fmt"
 
 	"github.com/threadlab/threadlab/pipeline/console"
+	"github.com/threadlab/threadlab/pipeline/cost"
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 )
 
 // Progress shows a run as it goes. Implementations must be cheap: Tick is
 // called about once a second from the load generator.
 type Progress interface {
-	Start(total, done int) // jobs in the run, jobs already on disk
-	Trial(j Job, seq int)  // a trial's measurement starts
-	Tick(t load.Tick)      // live numbers of the running trial
-	Done(j Job, r record.Trial)
+	Start(total, done int)          // jobs in the run, jobs already on disk
+	Trial(j replicate.Job, seq int) // a trial's measurement starts
+	Tick(t load.Tick)               // live numbers of the running trial
+	Done(j replicate.Job, r record.Trial)
 	Close()
 }
 
@@ -25,15 +27,17 @@ func Show(d console.Display) Progress { return shown{d} }
 
 type shown struct{ d console.Display }
 
-func (s shown) Start(total, done int)      { s.d.Start(total, done) }
-func (s shown) Trial(j Job, seq int)       { s.d.Trial(cellLabel(j), seq) }
-func (s shown) Tick(t load.Tick)           { s.d.Tick(t) }
-func (s shown) Done(j Job, r record.Trial) { s.d.Done(cellLabel(j), r.Iteration, describe(r)) }
-func (s shown) Close()                     { s.d.Close() }
+func (s shown) Start(total, done int)          { s.d.Start(total, done) }
+func (s shown) Trial(j replicate.Job, seq int) { s.d.Trial(cellLabel(j), seq) }
+func (s shown) Tick(t load.Tick)               { s.d.Tick(t) }
+func (s shown) Done(j replicate.Job, r record.Trial) {
+	s.d.Done(cellLabel(j), r.Iteration, describe(r))
+}
+func (s shown) Close() { s.d.Close() }
 
-// NewETA is the console's ETA of a run planned as e; nil e means no
-// estimate.
-func NewETA(e *Estimate) *console.ETA {
+// NewETA is the console's ETA of a run planned as e (cost.Predict); nil
+// e means no estimate.
+func NewETA(e *cost.Estimate) *console.ETA {
 	if e == nil {
 		return console.NewETA(0, 0, 0, "")
 	}
@@ -41,7 +45,7 @@ func NewETA(e *Estimate) *console.ETA {
 	return console.NewETA(its, e.Costs.Fork(its), e.Costs.WindowS+e.Costs.PauseS, e.From)
 }
 
-func cellLabel(j Job) string {
+func cellLabel(j replicate.Job) string {
 	s := j.Cell.Variant.Name
 	if p := j.Cell.PointString(); p != "" {
 		s += " " + p

@@ -7,17 +7,19 @@ import (
 
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/console"
+	"github.com/threadlab/threadlab/pipeline/cost"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 )
 
-// TestNewETA: the console's ETA gets EstimateRun's costs. A fork of 3
+// TestNewETA: the console's ETA gets cost.Predict's costs. A fork of 3
 // iterations: start 15 + warm-up 5 + stop 0.5 + gate 1.5 + 3 windows of
 // 8 s + 2 pauses of 1 s = 48 s; one more iteration is a window and a
 // pause, 9 s.
 func TestNewETA(t *testing.T) {
-	e := &Estimate{Iterations: 3, From: "data/x/1", Costs: Costs{StartS: 15, WarmupS: 5, StopS: 0.5, ForkPauseS: 1.5, WindowS: 8, PauseS: 1}}
+	e := &cost.Estimate{Iterations: 3, From: "data/x/1", Costs: cost.Model{StartS: 15, WarmupS: 5, StopS: 0.5, ForkPauseS: 1.5, WindowS: 8, PauseS: 1}}
 	if x := NewETA(e); x.ForkS != 48 || x.IterationS != 9 || x.Iterations != 3 || x.From != "data/x/1" {
-		t.Errorf("NewETA: fork %g s, iteration %g s, %d iterations, from %q; want EstimateRun's 48, 9, 3 and data/x/1", x.ForkS, x.IterationS, x.Iterations, x.From)
+		t.Errorf("NewETA: fork %g s, iteration %g s, %d iterations, from %q; want the estimate's 48, 9, 3 and data/x/1", x.ForkS, x.IterationS, x.Iterations, x.From)
 	}
 	if x := NewETA(nil); x.ForkS != 0 || x.Iterations != 0 {
 		t.Errorf("NewETA(nil): %+v, want no estimate", x)
@@ -29,7 +31,7 @@ func TestNewETA(t *testing.T) {
 func TestShow(t *testing.T) {
 	var buf bytes.Buffer
 	p := Show(&console.Lines{W: &buf})
-	j := Job{Cell: Cell{Variant: experiments.Variant{Name: "virtual"}}, Fork: 2}
+	j := replicate.Job{Cell: replicate.Cell{Variant: experiments.Variant{Name: "virtual"}}, Fork: 2}
 	r := record.Trial{Iteration: 3, Valid: true, RPS: 1000}
 	p.Start(4, 0)
 	p.Trial(j, 1)

@@ -24,7 +24,9 @@ import (
 	"github.com/threadlab/threadlab/pipeline/console"
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 	"github.com/threadlab/threadlab/pipeline/telemetry"
+	"github.com/threadlab/threadlab/pipeline/trial"
 )
 
 // repManifest writes and loads a manifest of fakeserver variants with the
@@ -164,9 +166,9 @@ type hogAt struct {
 	ticks     float64 // the hog's CPU seconds at the last noise reading
 }
 
-func (h *hogAt) Start(total, done int)         {}
-func (h *hogAt) Trial(j pipeline.Job, seq int) {}
-func (h *hogAt) Close()                        { h.stop() }
+func (h *hogAt) Start(total, done int)          {}
+func (h *hogAt) Trial(j replicate.Job, seq int) {}
+func (h *hogAt) Close()                         { h.stop() }
 func (h *hogAt) Tick(load.Tick) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -186,7 +188,7 @@ func (h *hogAt) Tick(load.Tick) {
 	_ = syscall.Setpriority(syscall.PRIO_PGRP, cmd.Process.Pid, -10)
 	h.hog = cmd
 }
-func (h *hogAt) Done(j pipeline.Job, r record.Trial) {
+func (h *hogAt) Done(j replicate.Job, r record.Trial) {
 	h.mu.Lock()
 	h.done++
 	h.mu.Unlock()
@@ -214,7 +216,7 @@ func (h *hogAt) stop() {
 // the hog from them, and the cap keeps the neighbours from invalidating
 // every window. The host-wide computation itself is tested in telemetry.
 func (h *hogAt) noise(samples []telemetry.Sample) (float64, float64) {
-	host, steal := pipeline.HostNoise(samples)
+	host, steal := trial.HostNoise(samples)
 	var dur float64
 	for _, x := range samples {
 		dur += x.Dur

@@ -8,7 +8,9 @@ import (
 
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 	"github.com/threadlab/threadlab/pipeline/telemetry"
+	"github.com/threadlab/threadlab/pipeline/trial"
 )
 
 // noisyWindows makes the listed measured windows (1-based, in run order)
@@ -26,7 +28,7 @@ func noisyWindows(t *testing.T, noisy ...int) {
 		}
 		return 0, 0
 	}
-	t.Cleanup(func() { measureNoise = hostNoise })
+	t.Cleanup(func() { measureNoise = trial.HostNoise })
 }
 
 const rerunManifest = `name: rerun
@@ -115,13 +117,13 @@ func TestDecideStopsCells(t *testing.T) {
 		o := opts(t, &inproc{})
 		o.NoReport = true
 		looks := 0
-		o.Stages = []Stage{Trials{Decide: func(s *State, look, maxLooks int) (map[CellID]bool, error) {
+		o.Stages = []Stage{Trials{Decide: func(s *State, look, maxLooks int) (map[replicate.CellID]bool, error) {
 			looks++
 			if look != 3 && look != 4 || maxLooks != 4 {
 				t.Errorf("look %d of %d: want looks 3 and 4 of 4 (forks past min)", look, maxLooks)
 			}
-			out := map[CellID]bool{}
-			for _, c := range Cells(s.M) {
+			out := map[replicate.CellID]bool{}
+			for _, c := range replicate.Cells(s.M) {
 				out[c.ID()] = tt.decided
 			}
 			return out, nil
@@ -138,18 +140,5 @@ func TestDecideStopsCells(t *testing.T) {
 		if looks == 0 {
 			t.Errorf("decided=%v: Decide never called", tt.decided)
 		}
-	}
-}
-
-func TestFlagReasons(t *testing.T) {
-	m := parse(t, 3)
-	gone := telemetry.Flag{Code: telemetry.FlagPidGone, Msg: "target pid 7 gone at t=1.0s"}
-	if r := flagReasons(m, []telemetry.Flag{gone}); len(r) != 0 {
-		t.Errorf("no claim reads a process column: the flag stays data, got %v", r)
-	}
-	m.Claims[0].Check.Metric = "target_cpu_pct"
-	r := flagReasons(m, []telemetry.Flag{gone, {Code: telemetry.FlagCounterReset, Msg: "gc"}})
-	if len(r) != 1 || !strings.Contains(r[0], "pid_gone spoils target_cpu_pct, which a claim reads") {
-		t.Errorf("a claim reads target_cpu_pct: want one reason naming the flag and the column, got %v", r)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/report"
 	"github.com/threadlab/threadlab/pipeline/stats"
+	"github.com/threadlab/threadlab/pipeline/trial"
 	"github.com/threadlab/threadlab/pipeline/verdicts"
 )
 
@@ -78,7 +79,7 @@ func (Fingerprint) Run(ctx context.Context, s *State) error {
 	if s.hosts != nil {
 		s.hosts.fingerprints(ctx, s) // each host's own, into run.json
 	}
-	jh := s.JavaHome
+	jh := s.JVM.JavaHome
 	if jh == "" && s.needsJVM() {
 		jh, _, _ = targets.FindJDK()
 	}
@@ -88,12 +89,12 @@ func (Fingerprint) Run(ctx context.Context, s *State) error {
 	}
 	o := env.FingerprintOptions{
 		JavaHome: jh, JVMFlags: jvm, Components: s.Components,
-		ManifestPath: s.M.File, RepoDir: ".", AOT: s.aotCaches(),
+		ManifestPath: s.M.File, RepoDir: ".", AOT: s.JVM.AOTCaches(s.M),
 	}
 	// Probing each JVM option set starts a JVM per set: do it once, after
 	// Build (which runs this stage again), not also before it.
-	if !s.needsJVM() || s.Jars != nil {
-		o.JVMArgSets = s.jvmArgSets()
+	if !s.needsJVM() || s.JVM.Jars != nil {
+		o.JVMArgSets = trial.JVMArgSets(s.M)
 	}
 	fp, err := env.Collect(ctx, o)
 	if err != nil {
@@ -123,26 +124,26 @@ func (Build) Run(ctx context.Context, s *State) error {
 	if err != nil {
 		return err
 	}
-	s.JavaHome = jh
+	s.JVM.JavaHome = jh
 	s.Logf("JDK %d at %s", major, jh)
 	s.resolveJDKs(targets.ReleaseFinder(s.Opt.TargetsDir))
-	s.Jars = map[string]string{}
-	for _, version := range s.bootVersions() {
+	s.JVM.Jars = map[string]string{}
+	for _, version := range trial.BootVersions(s.M) {
 		jars, err := targets.BuildBoot(ctx, s.Opt.TargetsDir, version, s.Opt.Log)
 		if err != nil {
 			return err
 		}
 		for n, jar := range jars {
-			s.Jars[jarKey(n, version)] = jar
+			s.JVM.Jars[trial.JarKey(n, version)] = jar
 		}
 	}
 	s.Components = map[string]string{}
-	mixed := len(s.bootVersions()) > 1
+	mixed := len(trial.BootVersions(s.M)) > 1
 	for _, v := range s.M.Variants {
 		if v.Target == "" {
 			continue
 		}
-		vs, err := targets.Versions(s.jarOf(v.Target, v.SpringBoot))
+		vs, err := targets.Versions(s.JVM.JarOf(v.Target, v.SpringBoot))
 		if err != nil {
 			s.Warn("versions of %s: %v", v.Target, err)
 			continue
@@ -151,13 +152,15 @@ func (Build) Run(ctx context.Context, s *State) error {
 		// version too, so each line's libraries stand side by side.
 		name := v.Target
 		if mixed {
-			name += "@" + bootOf(v.SpringBoot)
+			name += "@" + trial.BootOf(v.SpringBoot)
 		}
 		for k, x := range vs {
 			s.Components[name+" "+k] = x
 		}
 	}
-	if err := s.prepareAOT(ctx); err != nil {
+	aot, err := s.JVM.PrepareAOT(ctx, s.M, s.skipped, s.Opt.Log, s.Warn, s.Logf)
+	s.Meta.AOT = aot
+	if err != nil {
 		return err
 	}
 	// Now that the target versions and AOT caches are known, complete the fingerprint.
@@ -197,7 +200,7 @@ func (Services) Run(ctx context.Context, s *State) error {
 			s.downstreamPid = os.Getpid() // it shares the generator's process, and CPUs
 			if m.Pinning.Services != "" {
 				s.Warn("pinning.services cannot pin the downstream service: it runs inside threadlab, on the load generator's CPUs (this pipeline was given no downstream command)")
-				s.affWarned = map[string]bool{roleDownstream: true} // said here; the read-back need not say it again
+				s.aff.Said(roleDownstream) // said here; the read-back need not say it again
 			}
 		}
 		s.ServiceProps["threadlab.downstream-url"] = url
@@ -234,7 +237,7 @@ func (Services) Run(ctx context.Context, s *State) error {
 			s.ServiceProps[k] = v
 		}
 		s.ServiceEnv = append(s.ServiceEnv, c.Env()...)
-		s.pgGroup = s.rep.serviceGroup(filepath.Join(c.Dir, "data", "postmaster.pid")) // its CPU is not host noise
+		s.pgGroup = s.serviceGroup(filepath.Join(c.Dir, "data", "postmaster.pid")) // its CPU is not host noise
 		// Pinned as a group: the postmaster and its helpers now, and the
 		// backends it forks for the targets' connections inherit the mask.
 		if err := s.pinGroup("PostgreSQL", s.pgGroup); err != nil {

@@ -8,20 +8,19 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/threadlab/threadlab/env"
-	"github.com/threadlab/threadlab/env/supervise"
 	"github.com/threadlab/threadlab/env/targets"
-	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
+	"github.com/threadlab/threadlab/pipeline/stats"
 	"github.com/threadlab/threadlab/pipeline/telemetry"
+	"github.com/threadlab/threadlab/pipeline/trial"
 )
 
 // Trials runs every fork of the schedule that is not on disk yet: a fresh
@@ -34,6 +33,18 @@ type Trials struct {
 	// Decide looks at the claims between sequential rounds; nil means
 	// DecideByClaims.
 	Decide Decide
+}
+
+// Decide is replicate.Decide given the run's state: it looks at the data
+// on disk after a fork has ended and returns the cells no undecided claim
+// needs any more (look is the fork about to run, maxLooks the most a cell
+// may get).
+type Decide func(s *State, look, maxLooks int) (map[replicate.CellID]bool, error)
+
+// DecideByClaims is the default Decide: replicate.ByClaims on the run's
+// directory, with the claims stage's rules.
+func DecideByClaims(s *State, look, maxLooks int) (map[replicate.CellID]bool, error) {
+	return replicate.ByClaims(s.Dir, s.M, stats.Options{Seed: s.M.Seed, Version: Version()})(look, maxLooks)
 }
 
 func (Trials) Name() string { return "trials" }
@@ -57,18 +68,18 @@ func (t Trials) Run(ctx context.Context, s *State) error {
 	s.readBack(roleGenerator, s.M.Pinning.Generator, os.Getpid())
 	s.readBackServices()
 	r := s.rep
-	r.snapshot(s.clock())
-	s.Meta.Forks, s.Meta.Iterations = forksText(s.M), s.M.Iterations
+	s.snapshotClock()
+	s.Meta.Forks, s.Meta.Iterations = s.M.Forks.String(), s.M.Iterations
 	onDisk, err := record.ReadCSV[record.Trial](s.Dir, record.TrialsFile)
 	if err != nil {
 		return err
 	}
 	planned, done := 0, 0
 	for _, j := range s.Jobs {
-		r.cell(s, j.Cell.ID(), onDisk)
+		r.Cell(s.M, j.Cell.ID(), onDisk)
 		if j.Fork <= s.M.Forks.Min {
 			planned += s.M.Iterations
-			if s.Done[j.key()] {
+			if s.Done[j.Key()] {
 				done += s.M.Iterations
 			}
 		}
@@ -77,15 +88,19 @@ func (t Trials) Run(ctx context.Context, s *State) error {
 		p.Start(planned, done)
 		defer p.Close()
 	}
-	defer func() { s.Meta.Cells = r.stops(s) }()
+	defer func() { s.Meta.Cells = r.Stops(s.M) }()
 	for i, j := range s.Jobs {
-		if s.Done[j.key()] {
+		if s.Done[j.Key()] {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ok, err := r.wanted(s, t, j)
+		decide := t.Decide
+		if decide == nil {
+			decide = DecideByClaims
+		}
+		ok, err := r.Wanted(s.M, j, func(look, maxLooks int) (map[replicate.CellID]bool, error) { return decide(s, look, maxLooks) })
 		if err != nil {
 			return err
 		}
@@ -95,8 +110,8 @@ func (t Trials) Run(ctx context.Context, s *State) error {
 		if err := s.runCell(ctx, i+1, j); err != nil {
 			return err
 		}
-		s.Done[j.key()] = true
-		r.forksDone++
+		s.Done[j.Key()] = true
+		r.ForkDone()
 	}
 	return nil
 }
@@ -104,8 +119,8 @@ func (t Trials) Run(ctx context.Context, s *State) error {
 // runCell runs fork j.Fork of a cell; when that fork is lost (its target
 // did not start or died), replacement forks follow while the retry budget
 // lasts, so the cell still ends with its planned number of forks.
-func (s *State) runCell(ctx context.Context, seq int, j Job) error {
-	c := s.rep.cell(s, j.Cell.ID(), nil)
+func (s *State) runCell(ctx context.Context, seq int, j replicate.Job) error {
+	c := s.rep.Cell(s.M, j.Cell.ID(), nil)
 	fork, retry := j.Fork, false
 	for {
 		lost, err := s.runFork(ctx, seq, j, fork, retry)
@@ -113,20 +128,20 @@ func (s *State) runCell(ctx context.Context, seq int, j Job) error {
 			return err
 		}
 		s.Warn("%s fork %d lost: %s", j.Cell.ID(), fork, lost)
-		if !s.rep.spend(s, c) {
+		if !s.rep.Spend(s.M, c) {
 			return nil
 		}
-		fork, retry = c.nextFork, true
-		c.nextFork++
+		fork, retry = c.NextFork, true
+		c.NextFork++
 	}
 }
 
 // runFork starts a target, warms it up and measures its iterations,
 // re-running invalid ones within the budget. lost says why the fork ended
 // without a live target ("" when it ran to the end).
-func (s *State) runFork(ctx context.Context, seq int, j Job, fork int, retry bool) (lost string, err error) {
+func (s *State) runFork(ctx context.Context, seq int, j replicate.Job, fork int, retry bool) (lost string, err error) {
 	m, r := s.M, s.rep
-	c := r.cell(s, j.Cell.ID(), nil)
+	c := r.Cell(s.M, j.Cell.ID(), nil)
 	f := forkRun{seq: seq, job: j, fork: fork, retry: retry}
 	f.waited, f.busy = s.gate(ctx)
 	if p := s.Opt.Progress; p != nil {
@@ -137,20 +152,20 @@ func (s *State) runFork(ctx context.Context, seq int, j Job, fork int, retry boo
 		return lost, err
 	}
 	defer s.stopFork(ctx, t)
-	plan, err := LoadPlan(m, j.Cell, t.URL(), m.Seed+int64(seq))
+	plan, err := trial.LoadPlan(m, j.Cell, t.URL(), m.Seed+int64(seq))
 	if err != nil {
 		return "", err
 	}
 	t0 := time.Now()
 	err = s.warmup(ctx, j, seq, fork, plan)
-	r.spent(s, tWarmups, time.Since(t0))
+	s.spent(tWarmups, time.Since(t0))
 	if err != nil {
 		return "", err
 	}
 	valid := 0
 	for it := 1; valid < m.Iterations; it++ {
 		if it > m.Iterations {
-			if !r.spend(s, c) {
+			if !r.Spend(s.M, c) {
 				break
 			}
 			f.retry = true
@@ -158,7 +173,7 @@ func (s *State) runFork(ctx context.Context, seq int, j Job, fork int, retry boo
 		if it > 1 {
 			t0 := time.Now()
 			sleep(ctx, m.CoolDown.Iteration)
-			r.spent(s, tCoolDowns, time.Since(t0))
+			s.spent(tCoolDowns, time.Since(t0))
 		}
 		if err := ctx.Err(); err != nil {
 			return "", err
@@ -184,10 +199,10 @@ func (s *State) runFork(ctx context.Context, seq int, j Job, fork int, retry boo
 		}
 	}
 	if valid > 0 {
-		c.forks++
+		c.Forks++
 	}
 	if valid > 0 && valid < m.Iterations {
-		c.short++
+		c.Short++
 	}
 	return "", nil
 }
@@ -201,7 +216,7 @@ func (s *State) gate(ctx context.Context) (time.Duration, float64) {
 	}
 	t0 := time.Now()
 	waited, busy := telemetry.CoolDown(ctx, m.CoolDown.MaxBusyPct, m.CoolDown.MaxWait)
-	s.rep.spent(s, tCoolDowns, time.Since(t0))
+	s.spent(tCoolDowns, time.Since(t0))
 	return waited, busy
 }
 
@@ -210,12 +225,12 @@ func (s *State) gate(ctx context.Context) (time.Duration, float64) {
 // fork (nil target, lost says why).
 func (s *State) startFork(ctx context.Context, f *forkRun) (t Target, lost string, err error) {
 	m, j := s.M, f.job
-	c := s.rep.cell(s, j.Cell.ID(), nil)
+	c := s.rep.Cell(s.M, j.Cell.ID(), nil)
 	t0 := time.Now()
 	t, err = s.launch(ctx, j, f.seq, f.fork)
 	f.startup = time.Since(t0)
-	s.rep.spent(s, tStarts, f.startup)
-	c.runs++
+	s.spent(tStarts, f.startup)
+	c.Runs++
 	if err == nil {
 		f.target = t
 		s.OnCleanup(func() { t.Stop() })
@@ -225,9 +240,9 @@ func (s *State) startFork(ctx context.Context, f *forkRun) (t Target, lost strin
 	if !errors.Is(err, errStartup) || m.Startup.OnFailure != "continue" || ctx.Err() != nil {
 		return nil, "", err
 	}
-	c.trial++
+	c.Trial++
 	row := record.Trial{Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Group: m.Load.Measure,
-		Trial: c.trial, Seq: f.seq, Fork: f.fork, Retry: f.retry, Valid: false, Reason: "target failed to start", Started: now()}
+		Trial: c.Trial, Seq: f.seq, Fork: f.fork, Retry: f.retry, Valid: false, Reason: "target failed to start", Started: now()}
 	if err := record.AppendCSV(s.Dir, record.TrialsFile, []record.Trial{row}); err != nil {
 		return nil, "", err
 	}
@@ -239,18 +254,18 @@ func (s *State) startFork(ctx context.Context, f *forkRun) (t Target, lost strin
 func (s *State) stopFork(ctx context.Context, t Target) {
 	t0 := time.Now()
 	t.Stop()
-	s.rep.spent(s, tStops, time.Since(t0))
+	s.spent(tStops, time.Since(t0))
 	if p := s.M.CoolDown.Pause; p > 0 && ctx.Err() == nil {
 		t0 = time.Now()
 		sleep(ctx, p)
-		s.rep.spent(s, tCoolDowns, time.Since(t0))
+		s.spent(tCoolDowns, time.Since(t0))
 	}
 }
 
 // forkRun is what the iterations of one fork share.
 type forkRun struct {
 	seq     int
-	job     Job
+	job     replicate.Job
 	fork    int
 	retry   bool // this fork, or the current iteration, re-runs an invalid one
 	target  Target
@@ -273,12 +288,12 @@ func sleep(ctx context.Context, d time.Duration) {
 // returns the measured group's row.
 func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan) (record.Trial, error) {
 	m, r, j, t := s.M, s.rep, f.job, f.target
-	c := r.cell(s, j.Cell.ID(), nil)
+	c := r.Cell(s.M, j.Cell.ID(), nil)
 	plan.Seed = m.Seed + int64(f.seq)*1000 + int64(it)
 	if p := s.Opt.Progress; p != nil {
 		plan.OnTick = p.Tick
 	}
-	sampler := telemetry.StartWith(ctx, t.Pid(), t.MetricsURL(), telemetry.Options{Interval: time.Second, Groups: r.groups})
+	sampler := telemetry.StartWith(ctx, t.Pid(), t.MetricsURL(), telemetry.Options{Interval: time.Second, Groups: s.groups})
 	var onHosts *hostSampling
 	if s.hosts != nil { // hostsample.go: the target's /proc and each host's noise, read there
 		onHosts = s.hosts.startSampling(ctx, s, t)
@@ -286,7 +301,7 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 	started := now()
 	t0 := time.Now()
 	res, err := s.runLoadIn(ctx, plan, trialWindow(sampler, onHosts)) // the window (host samplers, target CPU-seconds) is the load's, release to last answer (hosts.go, hostsample.go)
-	r.spent(s, tMeasure, time.Since(t0))
+	s.spent(tMeasure, time.Since(t0))
 	samples, flags := sampler.Stop(), sampler.Flags()
 	var noise []noiseOn
 	var hostReasons []string
@@ -302,38 +317,25 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 	if err != nil {
 		return record.Trial{}, fmt.Errorf("%s fork %d iteration %d: %w", j.Cell.Variant.Name, f.fork, it, err)
 	}
-	var reasons []string
-	if exit := t.Exited(); exit != nil {
-		reasons = append(reasons, "the target died during the trial: "+exit.Error())
-	}
-	if res.Self.Saturated {
-		reasons = append(reasons, "load generator saturated: "+res.Self.Reason)
-	}
-	if res.Stalled != "" { // the load generator's stall watchdog: a frozen or hopeless target
-		reasons = append(reasons, res.Stalled)
-	}
+	reasons := trial.WindowReasons(t.Exited(), res)
 	outside, steal := measureNoise(samples)
-	switch {
-	case onHosts != nil: // each host gated on its own
+	if onHosts != nil { // each host gated on its own
 		outside, steal = worst(noise)
 		reasons = append(reasons, hostReasons...)
-	case outside > m.Noise.MaxOutsidePct:
-		reasons = append(reasons, fmt.Sprintf("host noise: %.0f%% of one core used outside threadlab during the window (noise.max_outside_pct %g)", outside, m.Noise.MaxOutsidePct))
+	} else {
+		reasons = append(reasons, trial.NoiseReasons(m.Noise, outside, steal)...)
 	}
-	if onHosts == nil && steal > m.Noise.MaxStealPct {
-		reasons = append(reasons, fmt.Sprintf("host noise: %.0f%% of one core stolen by the hypervisor during the window (noise.max_steal_pct %g)", steal, m.Noise.MaxStealPct))
-	}
-	reasons = append(reasons, flagReasons(m, flags)...)
-	c.trial++
+	reasons = append(reasons, trial.FlagReasons(m, flags)...)
+	c.Trial++
 	seqNo := f.seq
-	rows := trialRows(s, j, seqNo, started, res, samples, reasons)
-	checkBounds(m, j.Cell.Variant, plan, res, rows)
+	rows := trial.Rows(m.Load.Measure, j, seqNo, started, res, samples, reasons)
+	trial.CheckBounds(m, j.Cell.Variant, plan, res, rows)
 	var codes []string
 	for _, x := range flags {
 		codes = append(codes, x.Code)
 	}
 	for i := range rows {
-		rows[i].Trial, rows[i].Fork, rows[i].Iteration, rows[i].Retry = c.trial, f.fork, it, f.retry
+		rows[i].Trial, rows[i].Fork, rows[i].Iteration, rows[i].Retry = c.Trial, f.fork, it, f.retry
 		rows[i].HostBusyPct, rows[i].CoolDownMs = f.busy, ms(f.waited)
 		rows[i].HostOutsidePct, rows[i].HostStealPct = round1(outside), round1(steal)
 		rows[i].Flags = strings.Join(codes, ";")
@@ -343,17 +345,17 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 			rows[i].StartupMs = ms(f.startup)
 		}
 		rows[i].Pid = t.Pid()
-		rows[i].Log = logName(j, f.seq, f.fork)
+		rows[i].Log = trial.LogName(j, f.seq, f.fork)
 	}
 	// Order matters for resume: trials.csv is written last, so a trial is
 	// "done" only once its series and latency are on disk too.
-	if _, err := saveHistograms(s.Dir, j, f.seq, c.trial, res); err != nil {
+	if _, err := trial.SaveHistograms(s.Dir, j, f.seq, c.Trial, res); err != nil {
 		return rows[0], err
 	}
-	if err := record.AppendCSV(s.Dir, record.SeriesFile, seriesRows(j, c.trial, f.fork, it, res, samples)); err != nil {
+	if err := record.AppendCSV(s.Dir, record.SeriesFile, trial.SeriesRows(j, c.Trial, f.fork, it, res, samples)); err != nil {
 		return rows[0], err
 	}
-	if err := record.AppendCSV(s.Dir, record.LatencyFile, latencyRows(j, c.trial, f.fork, it, res)); err != nil {
+	if err := record.AppendCSV(s.Dir, record.LatencyFile, trial.LatencyRows(j, c.Trial, f.fork, it, res)); err != nil {
 		return rows[0], err
 	}
 	if err := record.AppendCSV(s.Dir, record.TrialsFile, rows); err != nil {
@@ -373,49 +375,12 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 	return rows[0], nil
 }
 
-// measureNoise is hostNoise; tests of the re-run logic replace it.
-var measureNoise = hostNoise
-
-// hostNoise averages the host CPU used outside threadlab and the steal
-// over a window's samples, weighted by their length, in % of one core.
-func hostNoise(samples []telemetry.Sample) (outside, steal float64) {
-	var dur float64
-	for _, x := range samples {
-		outside += x.HostCPUPct * x.Dur
-		steal += x.HostStealPct * x.Dur
-		dur += x.Dur
-	}
-	if dur <= 0 {
-		return 0, 0
-	}
-	return outside / dur, steal / dur
-}
-
-// flagReasons turns sampler flags into reasons a trial is invalid, for
-// flags that spoil a column some claim reads; other flags stay recorded in
-// the telemetry_flags column only.
-func flagReasons(m *experiments.Manifest, flags []telemetry.Flag) []string {
-	read := map[string]bool{}
-	for _, c := range m.Claims {
-		read[c.Check.Metric] = true
-	}
-	var out []string
-	for _, f := range flags {
-		for _, col := range telemetry.Affects(f.Code) {
-			if read[col] {
-				out = append(out, fmt.Sprintf("telemetry %s spoils %s, which a claim reads: %s", f.Code, col, f.Msg))
-				break
-			}
-		}
-	}
-	return out
-}
+// measureNoise is trial.HostNoise; tests of the re-run logic replace it.
+var measureNoise = trial.HostNoise
 
 func round1(x float64) float64 { return math.Round(x*10) / 10 }
 
 func now() string { return time.Now().UTC().Format(time.RFC3339) }
-
-var slugRE = regexp.MustCompile(`[^a-zA-Z0-9.-]+`)
 
 func describe(r record.Trial) string {
 	v := fmt.Sprintf("%.0f rps, wall %.0f ms, p99 %.1f ms, %d errors, %d threads", r.RPS, r.WallMs, r.P99Ms, r.Errors, r.DistinctThreads)
@@ -425,41 +390,8 @@ func describe(r record.Trial) string {
 	return v
 }
 
-func logName(j Job, seq, fork int) string {
-	p := slugRE.ReplaceAllString(j.Cell.PointString(), "_")
-	if p != "" {
-		p = "-" + p
-	}
-	return filepath.Join(record.LogsDir, fmt.Sprintf("%03d-%s%s-f%d.log", seq, j.Cell.Variant.Name, p, fork))
-}
-
-// actuatorPort gives a Spring target's actuator its own management server
-// on a free loopback port (management.server.port, set in props unless the
-// manifest set it), and returns that port. threadlab scrapes
-// /actuator/prometheus every second and polls /actuator/health: on the
-// app's port those requests queue behind the load in the app's own thread
-// pool, so a saturated target (10 Tomcat threads, 100 users) timed out
-// every scrape and lost the JVM columns of every trial. The management
-// server has its own connector and threads, as production deployments
-// give their probes; the app's pool serves only the load.
-func actuatorPort(props map[string]string) (int, error) {
-	if v, ok := props["management.server.port"]; ok {
-		p, err := strconv.Atoi(v)
-		if err != nil || p <= 0 {
-			return 0, nil // the manifest's own choice (e.g. -1: no actuator over HTTP): the app's port stays the base
-		}
-		return p, nil
-	}
-	p, err := supervise.FreePort("127.0.0.1")
-	if err != nil {
-		return 0, err
-	}
-	props["management.server.port"] = strconv.Itoa(p)
-	return p, nil
-}
-
 // launch starts the target of a fork and waits until it is ready.
-func (s *State) launch(ctx context.Context, j Job, seq, fork int) (Target, error) {
+func (s *State) launch(ctx context.Context, j replicate.Job, seq, fork int) (Target, error) {
 	m, v := s.M, j.Cell.Variant
 	port, err := s.targetPort(ctx)
 	if err != nil {
@@ -468,13 +400,13 @@ func (s *State) launch(ctx context.Context, j Job, seq, fork int) (Target, error
 	var argv []string
 	actuator := 0
 	if v.Target != "" {
-		jar, extra := s.startOf(v)
-		jh, props := s.javaHome(v.Name), Properties(m, j.Cell, s.ServiceProps)
+		jar, extra := s.JVM.StartOf(v)
+		jh, props := s.JVM.JavaHomeOf(v.Name), trial.Properties(m, j.Cell, s.ServiceProps)
 		if s.hosts != nil { // the target host's JDK, the jar shipped there, its address
 			if jh, jar, extra, err = s.hosts.javaTarget(ctx, s, v, jar, extra, props); err != nil {
 				return nil, fmt.Errorf("%w: %s: %v", errStartup, v.Name, err)
 			}
-		} else if actuator, err = actuatorPort(props); err != nil {
+		} else if actuator, err = trial.ActuatorPort(props); err != nil {
 			return nil, err
 		}
 		argv = targets.Command(jh, jar, port, props, slices.Concat(v.JVM, extra))
@@ -502,12 +434,12 @@ func (s *State) launch(ctx context.Context, j Job, seq, fork int) (Target, error
 		envs = append(envs, k+"="+v.Env[k])
 	}
 	envs = append(envs, s.ServiceEnv...) // secrets such as the database password: not on the command line
-	logPath := filepath.Join(s.Dir, logName(j, seq, fork))
+	logPath := filepath.Join(s.Dir, trial.LogName(j, seq, fork))
 	t, err := s.Opt.Launcher.Launch(ctx, Spec{Name: v.Name, Argv: argv, Env: envs, Port: port, Ready: v.Ready, Metrics: v.Metrics, LogPath: logPath, ActuatorPort: actuator})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", errStartup, v.Name, err)
 	}
-	if err := waitReady(ctx, t, v.Ready, logPath, m.Startup.Timeout); err != nil {
+	if err := trial.WaitReady(ctx, t, v.Ready, logPath, m.Startup.Timeout); err != nil {
 		t.Stop()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -519,110 +451,7 @@ func (s *State) launch(ctx context.Context, j Job, seq, fork int) (Target, error
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// trialRows turns a load result and the server samples into trials.csv rows.
-func trialRows(s *State, j Job, seq int, started string, res *load.Result, samples []telemetry.Sample, reasons []string) []record.Trial {
-	// CPU over the window: each sample's share weighted by its length (the
-	// last one is the partial interval up to the window's end), over the
-	// samples that read the process (a live one has a thread; a multi-host
-	// run's seconds that only this machine sampled have no process here).
-	var cpu, rss, span float64
-	var threads int
-	for _, x := range samples {
-		rss = max(rss, x.RSSMB)
-		threads = max(threads, x.Threads)
-		if x.Threads > 0 && x.Dur > 0 {
-			cpu += (x.CPUUserPct + x.CPUSysPct) * x.Dur
-			span += x.Dur
-		}
-	}
-	if span > 0 {
-		cpu /= span
-	}
-	var rows []record.Trial
-	for _, g := range res.Groups {
-		r := record.Trial{
-			Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Group: g.Name, Trial: j.Fork, Fork: j.Fork, Seq: seq,
-			Started: started, Requests: g.Requests, Errors: g.Errors, RPS: g.RPS,
-			P50Ms: g.QuantileMs(50), P90Ms: g.QuantileMs(90), P99Ms: g.QuantileMs(99), P999Ms: g.QuantileMs(99.9),
-			MaxMs: g.MaxMs(), WallMs: ms(g.Wall), DistinctThreads: len(g.Headers),
-			ErrorClasses: classes(g.ErrorsByClass), AskedRate: g.AskedRate, AchievedRate: g.AchievedRate,
-			Missed: g.Missed, LatePct: g.LatePct, GenCPUPct: res.Self.CPUPct, GenSaturated: res.Self.Saturated,
-			TargetCPUPct: cpu, TargetThreads: threads, TargetRSSMB: rss,
-		}
-		setPeaks(&r, g, telemetry.Summarize(samples))
-		if g.Latency != nil && g.Latency.TotalCount() > 0 {
-			r.MeanMs = g.Latency.Mean() / 1000
-		}
-		if g.Requests > 0 {
-			r.ErrorPct = 100 * float64(g.Errors) / float64(g.Requests)
-		}
-		rr := slices.Clone(reasons)
-		if g.Requests == 0 {
-			rr = append(rr, "no request completed")
-		}
-		r.Valid = len(rr) == 0
-		r.Reason = strings.Join(rr, "; ")
-		rows = append(rows, r)
-	}
-	// The measured group first: it is the row that answers the question.
-	sort.SliceStable(rows, func(a, b int) bool { return rows[a].Group == s.M.Load.Measure && rows[b].Group != s.M.Load.Measure })
-	return rows
-}
-
-func classes(m map[string]int64) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if m[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
-		}
-	}
-	return strings.Join(parts, ";")
-}
-
-// seriesRows joins the client's per-second series with the server samples
-// of the same second. A second without a server sample (or without a JVM
-// scrape, for the JVM columns) keeps its server columns missing: empty in
-// series.csv, a gap in the charts, never a fall to 0.
-func seriesRows(j Job, trial, fork, it int, res *load.Result, samples []telemetry.Sample) []record.Sample {
-	bySec := map[int]telemetry.Sample{}
-	for _, x := range samples {
-		bySec[int(x.T)] = x
-	}
-	g := func(x float64) record.Gauge { return record.Gauge(x) }
-	var out []record.Sample
-	for _, gr := range res.Groups {
-		for _, sec := range gr.Series {
-			m := record.Missing()
-			r := record.Sample{Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Trial: trial, Fork: fork, Iteration: it, Group: gr.Name,
-				T: float64(sec.T), Requests: sec.Requests, Errors: sec.Errors, P50Ms: sec.P50Ms, P99Ms: sec.P99Ms,
-				TargetCPUPct: m, TargetRSSMB: m, OSThreads: m, JVMThreads: m, VirtualThreads: m, HeapUsedMB: m, GCCount: m, GCPauseMs: m,
-				HikariActive: m, HikariPending: m, GenCPUPct: m, HostCPUPct: m, HostStealPct: m}
-			if x, ok := bySec[sec.T]; ok {
-				r.TargetCPUPct, r.TargetRSSMB, r.OSThreads = g(x.CPUUserPct+x.CPUSysPct), g(x.RSSMB), g(float64(x.Threads))
-				r.GenCPUPct, r.HostCPUPct, r.HostStealPct = g(x.GenCPUPct), g(x.HostCPUPct), g(x.HostStealPct)
-				if x.JVM {
-					r.JVMThreads, r.HeapUsedMB, r.GCCount, r.GCPauseMs = g(x.JVMLiveThreads), g(x.HeapUsedMB), g(x.GCCount), g(x.GCPauseMs)
-					r.HikariActive, r.HikariPending = g(x.HikariActive), g(x.HikariPending)
-					if x.Virtual {
-						r.VirtualThreads = g(x.VirtualThreads)
-					}
-				}
-			}
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// Spectrum is the percentile ladder stored per trial for the latency chart.
-var Spectrum = []float64{50, 75, 90, 95, 99, 99.9, 99.99, 100}
-
-func latencyRows(j Job, trial, fork, it int, res *load.Result) []record.Quantile {
-	var out []record.Quantile
-	for _, g := range res.Groups {
-		for _, q := range Spectrum {
-			out = append(out, record.Quantile{Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Group: g.Name, Trial: trial, Fork: fork, Iteration: it, Percentile: q, Ms: g.QuantileMs(q)})
-		}
-	}
-	return out
+// trialRows is trial.Rows of the run's measured group (the warm-up's rows too).
+func trialRows(s *State, j replicate.Job, seq int, started string, res *load.Result, samples []telemetry.Sample, reasons []string) []record.Trial {
+	return trial.Rows(s.M.Load.Measure, j, seq, started, res, samples, reasons)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/metric"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 	"github.com/threadlab/threadlab/pipeline/steady"
 )
 
@@ -25,7 +26,7 @@ import (
 // until-steady warm-up says why it stopped ("; stop: steady" or "; stop:
 // max"). A variant with measure: cold is not warmed up: its start is what
 // is measured.
-func (s *State) warmup(ctx context.Context, j Job, seq, fork int, plan load.Plan) error {
+func (s *State) warmup(ctx context.Context, j replicate.Job, seq, fork int, plan load.Plan) error {
 	w := s.M.Load.Warmup
 	if w.Max <= 0 || j.Cell.Variant.Measure == experiments.MeasureCold {
 		return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/threadlab/threadlab/internal/yamlpos"
 	"github.com/threadlab/threadlab/pipeline"
 	"github.com/threadlab/threadlab/pipeline/console"
+	"github.com/threadlab/threadlab/pipeline/cost"
 	"golang.org/x/term"
 )
 
@@ -74,7 +75,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if m == nil {
 			return usagef("--dry-run plans a manifest: give experiments/<name>.yaml, not --resume")
 		}
-		e, err := pipeline.EstimateRun(m, *dataDir)
+		e, err := cost.Predict(m, *dataDir)
 		if err != nil {
 			return err
 		}
@@ -107,7 +108,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// its ETA starts from what it measures.
 	eta := pipeline.NewETA(nil)
 	if m != nil {
-		if e, err := pipeline.EstimateRun(m, *dataDir); err == nil {
+		if e, err := cost.Predict(m, *dataDir); err == nil {
 			eta = pipeline.NewETA(&e)
 		}
 	}

@@ -33,6 +33,7 @@ var layers = []layer{
 	{"the manifest", []string{"experiments", "experiments/seeds"}},
 	{"reading runs", []string{"pipeline/verdicts", "pipeline/diff", "pipeline/across"}},
 	{"rendering", []string{"pipeline/report", "pipeline/console"}},
+	{"running a plan", []string{"pipeline/preflight", "pipeline/replicate", "pipeline/cost", "pipeline/trial"}},
 	{"the orchestrator", []string{"pipeline"}},
 	{"the CLI", []string{"cmd/threadlab"}},
 }

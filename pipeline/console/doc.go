@@ -5,7 +5,7 @@
 //
 // Data flow: the orchestrator (package pipeline) words each job and each
 // iteration's outcome and hands them to a Display through pipeline.Show;
-// the ETA starts from pipeline.EstimateRun's costs (pipeline.NewETA) and
+// the ETA starts from cost.Predict's costs (pipeline.NewETA) and
 // refines them as forks finish. Summary reads a finished run directory
 // through package record, so `threadlab run` prints it for a run of any
 // age. Nothing here decides anything about the run: it only lays out

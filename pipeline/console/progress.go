@@ -152,7 +152,7 @@ func (l *Lines) Done(cell string, iteration int, outcome string) {
 func (l *Lines) Close() {}
 
 // ETA predicts the time left in a run's measurement stage (issue 10).
-// Before any fork has finished it uses EstimateRun's costs per fork and
+// Before any fork has finished it uses cost.Predict's costs per fork and
 // per iteration (the last run's measured costs, else the manifest's
 // durations), so the first lines already say something sensible:
 // extrapolating the first iteration, which carries its fork's start and

@@ -102,7 +102,7 @@ func TestLinesETA(t *testing.T) {
 		eta          *ETA
 		want         []string
 	}{
-		{"estimate", "ETA from EstimateRun from the start", etaPlan(),
+		{"estimate", "ETA from cost.Predict from the start", etaPlan(),
 			[]string{"[0/12] ETA 3m12s, estimated from data/x/1\n", "[1/12] virtual fork 1 iteration 1: 1000 rps (ETA 2m43s)\n"}},
 		{"no estimate", "the naive extrapolation: 29 s x 11", nil,
 			[]string{"[1/12] virtual fork 1 iteration 1: 1000 rps (ETA 5m19s)\n"}},

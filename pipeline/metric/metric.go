@@ -27,7 +27,7 @@
 // one in a test and finds it in the trial table, the comparison page and
 // the diff. TestEveryNumericColumnIsDefined fails when a trials.csv column
 // has no Def. A series.csv column is a SeriesDef, its record.Sample field
-// and the code that fills it (pipeline/trials.go, seriesRows);
+// and the code that fills it (pipeline/trial, SeriesRows);
 // TestEverySeriesColumnIsDefined fails without the SeriesDef, and a chart
 // of it is drawn where pipeline/report/charts_series.go lists it.
 package metric

@@ -255,14 +255,14 @@ type Meta struct {
 	Pinning    string              `json:"pinning"`
 	Version    string              `json:"threadlab_version"`
 
-	// Replication (issue 10, replication.go): the plan, where each cell
+	// Replication (issue 10, pipeline/replicate): the plan, where each cell
 	// stopped and why, and where the wall time went.
 	Forks      string     `json:"forks,omitempty"` // "5" or "5..20" (sequential)
 	Iterations int        `json:"iterations,omitempty"`
 	Cells      []CellStop `json:"cells,omitempty"`
 	Time       *WallClock `json:"time,omitempty"`
 	// AOT says, per variant with a built-in target, whether it started
-	// from the JDK AOT cache (aot.go).
+	// from the JDK AOT cache (pipeline/trial/jvms.go).
 	AOT []AOTStart `json:"aot_cache,omitempty"`
 	// Skipped lists the variants that did not run on this host, with why
 	// (a jdk: that is not installed); the claims reading them are not

@@ -1,4 +1,4 @@
-package pipeline
+package trial
 
 import (
 	"testing"
@@ -16,7 +16,7 @@ func TestSeriesVirtualThreads(t *testing.T) {
 		{T: 1, JVM: true, JVMLiveThreads: 30},                             // scraped, no gauge
 		{T: 2, JVM: false, Virtual: true, VirtualThreads: 9, Threads: 40}, // no scrape: the flag alone says nothing
 	}
-	rows := seriesRows(gapJob(), 1, 1, 1, threeSeconds(), samples)
+	rows := SeriesRows(gapJob(), 1, 1, 1, threeSeconds(), samples)
 	if len(rows) != 3 {
 		t.Fatalf("%d rows, want 3", len(rows))
 	}

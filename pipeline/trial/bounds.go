@@ -1,4 +1,4 @@
-package pipeline
+package trial
 
 import (
 	"slices"
@@ -10,11 +10,11 @@ import (
 	"github.com/threadlab/threadlab/pipeline/record"
 )
 
-// checkBounds records each row's burst release spread and makes a row
+// CheckBounds records each row's burst release spread and makes a row
 // invalid, with the reason, when its measurement could not have happened
 // as designed: a split burst whose shares left too far apart, or a time
 // below the floor of the design (pipeline/bounds).
-func checkBounds(m *experiments.Manifest, v experiments.Variant, plan load.Plan, res *load.Result, rows []record.Trial) {
+func CheckBounds(m *experiments.Manifest, v experiments.Variant, plan load.Plan, res *load.Result, rows []record.Trial) {
 	for i := range rows {
 		r := &rows[i]
 		gi := slices.IndexFunc(res.Groups, func(g load.GroupResult) bool { return g.Name == r.Group })

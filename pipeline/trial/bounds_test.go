@@ -1,4 +1,4 @@
-package pipeline
+package trial
 
 import (
 	"strings"
@@ -12,12 +12,12 @@ import (
 	"github.com/threadlab/threadlab/pipeline/record"
 )
 
-// checkBounds on the rows of io-bound's platform variant: the published
+// CheckBounds on the rows of io-bound's platform variant: the published
 // 626 ms trial becomes invalid with the floor's reason, a trial whose
 // shares left 100 ms apart with the spread's, and a possible one stays
 // valid with its spread recorded. A reason already there is kept.
 func TestCheckBounds(t *testing.T) {
-	m, err := experiments.Load("../experiments/io-bound.yaml", "")
+	m, err := experiments.Load("../../experiments/io-bound.yaml", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestCheckBounds(t *testing.T) {
 		{"an earlier reason is kept first", 0, res(ms(626)), "host noise: 40%", false, []string{"host noise: 40%; wall 626ms"}, 0},
 	} {
 		rows := []record.Trial{{Group: m.Load.Measure, Valid: c.before == "", Reason: c.before}}
-		checkBounds(m, m.Variants[c.variant], plan, c.res, rows)
+		CheckBounds(m, m.Variants[c.variant], plan, c.res, rows)
 		r := rows[0]
 		if r.Valid != c.valid || r.ReleaseSpreadMs != c.spread {
 			t.Errorf("%s: valid %v spread %g ms (reason %q), want valid %v spread %g", c.why, r.Valid, r.ReleaseSpreadMs, r.Reason, c.valid, c.spread)

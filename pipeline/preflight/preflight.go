@@ -1,4 +1,13 @@
-package pipeline
+// Package preflight refuses a plan that does not fit this host before
+// anything starts: more file descriptors, ephemeral ports or memory than
+// the host allows at once. A refusal names the limit, the point of the
+// sweep that needs more, and the exact fix.
+//
+// Data flow: the manifest (or a resumed run's copy of it) and what the host
+// allows (Read: /proc and the cgroup tree) -> Problems, one sentence per
+// limit -> Check's error, which the orchestrator returns before it creates
+// the run directory. It imports nothing of the orchestrator's.
+package preflight
 
 import (
 	"errors"
@@ -35,16 +44,16 @@ const (
 	maxClientPorts = 65535 - 1024 + 1 // ip_local_port_range "1024 65535": the most one client address can use
 )
 
-// preflight refuses the run when the plan does not fit this host. A
-// resumed run's manifest is read from its directory (resume reads it again
-// and reports a damaged one).
-func preflight(m *experiments.Manifest, opt Options) error {
+// Check refuses the run when the plan does not fit this host. m nil is a
+// resumed run: its manifest is read from its directory resume (resume
+// reads it again and reports a damaged one).
+func Check(m *experiments.Manifest, resume string) error {
 	if m == nil {
-		if opt.Resume == "" {
+		if resume == "" {
 			return nil
 		}
 		var err error
-		if m, err = experiments.Load(filepath.Join(opt.Resume, record.ManifestFile), ""); err != nil || m == nil {
+		if m, err = experiments.Load(filepath.Join(resume, record.ManifestFile), ""); err != nil || m == nil {
 			return nil
 		}
 	}
@@ -52,26 +61,26 @@ func preflight(m *experiments.Manifest, opt Options) error {
 	for _, p := range m.HostLimits() {
 		lines = append(lines, p.Msg)
 	}
-	lines = append(lines, limitProblems(m, readHostAllows("/"))...)
+	lines = append(lines, Problems(m, Read("/"))...)
 	if len(lines) == 0 {
 		return nil
 	}
 	return fmt.Errorf("this host cannot run %s as planned (refused before anything started):\n  - %s", m.Name, strings.Join(lines, "\n  - "))
 }
 
-// hostAllows is what this host lets one run hold at once; a zero field is
+// Allows is what a host lets one run hold at once; a zero field is
 // unknown (unreadable), and unknown is never a refusal.
-type hostAllows struct {
+type Allows struct {
 	Ports     int    // ephemeral ports in net.ipv4.ip_local_port_range
 	PortRange string // as the sysctl reads
 	Mem       uint64 // bytes available: MemAvailable, or what the cgroup's limit leaves if less
 	MemFrom   string // which of the two
 }
 
-// readHostAllows reads the limits under root ("/" for this host; tests
-// pass a tree).
-func readHostAllows(root string) hostAllows {
-	var a hostAllows
+// Read reads the limits under root ("/" for this host; tests pass a
+// tree).
+func Read(root string) Allows {
+	var a Allows
 	if b, err := os.ReadFile(filepath.Join(root, "proc/sys/net/ipv4/ip_local_port_range")); err == nil {
 		if f := strings.Fields(string(b)); len(f) == 2 {
 			lo, err1 := strconv.Atoi(f[0])
@@ -128,12 +137,13 @@ func cgroupMemory(root string) (limit, used uint64, file string, ok bool) {
 	return limit, used, file, ok
 }
 
-// limitProblems compares each sweep point's peak with what the host allows.
-func limitProblems(m *experiments.Manifest, a hostAllows) []string {
+// Problems compares each sweep point's peak with what the host allows, one
+// sentence per limit the plan exceeds (none when it fits).
+func Problems(m *experiments.Manifest, a Allows) []string {
 	var out []string
 	portsSaid, memSaid := false, false
 	heap, heapOf := largestHeap(m)
-	for _, p := range Points(m) {
+	for _, p := range m.Sweep.Points() {
 		var v experiments.Variant
 		if len(m.Variants) > 0 {
 			v = m.Variants[0] // its vars fill the request templates; the connections are the same for all

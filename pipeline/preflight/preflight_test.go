@@ -1,7 +1,6 @@
-package pipeline
+package preflight
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,17 +36,17 @@ func limitsPlan(t *testing.T, heap string, users int) *experiments.Manifest {
 
 func TestLimitProblems(t *testing.T) {
 	const gib = 1 << 30
-	roomy := hostAllows{Ports: 28232, PortRange: "32768 60999", Mem: 20 * gib, MemFrom: "MemAvailable in /proc/meminfo"}
+	roomy := Allows{Ports: 28232, PortRange: "32768 60999", Mem: 20 * gib, MemFrom: "MemAvailable in /proc/meminfo"}
 	tests := []struct {
 		name  string
 		heap  string
 		users int
-		host  hostAllows
+		host  Allows
 		want  []string // substrings of the problems; none for a plan that fits
 		why   string
 	}{
 		{"fits", "-Xmx2g", 2000, roomy, nil, "2,000 connections and a 2 GiB heap fit a roomy host"},
-		{"unknown host", "-Xmx2g", 60000, hostAllows{}, nil, "a limit the host hides is never a refusal"},
+		{"unknown host", "-Xmx2g", 60000, Allows{}, nil, "a limit the host hides is never a refusal"},
 		{"ports", "-Xmx2g", 30000, roomy,
 			[]string{`ports: the load holds 30000 connections at once at users=30000, but net.ipv4.ip_local_port_range (32768 60999) gives the generator 28232 ports; fix: sudo sysctl -w net.ipv4.ip_local_port_range="1024 65535"`},
 			"seed 002's 30k burst needs more ports than the default range"},
@@ -59,13 +58,13 @@ func TestLimitProblems(t *testing.T) {
 			"a heap above the available memory is refused with the largest heap that fits"},
 		{"heap size forms", "-XX:MaxHeapSize=32212254720", 100, roomy,
 			[]string{"heap 30.0 GiB (-Xmx of big)"}, "-XX:MaxHeapSize in bytes is a heap too"},
-		{"connections and memory", "-Xmx256m", 15000, hostAllows{Ports: 64512, PortRange: "1024 65535", Mem: 512 << 20, MemFrom: "MemAvailable in /proc/meminfo"},
+		{"connections and memory", "-Xmx256m", 15000, Allows{Ports: 64512, PortRange: "1024 65535", Mem: 512 << 20, MemFrom: "MemAvailable in /proc/meminfo"},
 			[]string{"memory: the plan needs at least 853 MiB at users=15000 (15000 connections x 32 KiB + heap 256 MiB"},
 			"15,000 connections cost memory of their own"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := limitProblems(limitsPlan(t, tt.heap, tt.users), tt.host)
+			got := Problems(limitsPlan(t, tt.heap, tt.users), tt.host)
 			if (len(got) == 0) != (len(tt.want) == 0) || len(got) > 1 {
 				t.Fatalf("problems %q, want %d saying %q (%s)", got, min(len(tt.want), 1), tt.want, tt.why)
 			}
@@ -96,7 +95,7 @@ func TestReadHostAllows(t *testing.T) {
 	write("sys/fs/cgroup/user.slice/memory.max", "4294967296\n")
 	write("sys/fs/cgroup/user.slice/memory.current", "1073741824\n")
 	write("sys/fs/cgroup/user.slice/run.scope/memory.max", "max\n")
-	a := readHostAllows(root)
+	a := Read(root)
 	if a.Ports != 28232 || a.PortRange != "32768 60999" {
 		t.Errorf("ports %d (%q), want 28232 from the range 32768-60999", a.Ports, a.PortRange)
 	}
@@ -105,26 +104,28 @@ func TestReadHostAllows(t *testing.T) {
 	if a.Mem != 3<<30 || !strings.Contains(a.MemFrom, "user.slice/memory.max") {
 		t.Errorf("memory %d from %q, want 3 GiB from the tightest cgroup limit less its use", a.Mem, a.MemFrom)
 	}
-	if empty := readHostAllows(t.TempDir()); empty != (hostAllows{}) {
+	if empty := Read(t.TempDir()); empty != (Allows{}) {
 		t.Errorf("an empty tree reads as %+v, want every limit unknown", empty)
 	}
 }
 
-// TestPreflightRefusesBeforeStart: a plan over this host's limits fails in
-// Run before the run directory exists, and says how to fix it.
-func TestPreflightRefusesBeforeStart(t *testing.T) {
-	a := readHostAllows("/")
+// TestCheck: a plan over the limits is refused with every problem on a
+// line of its own and the words a user greps for; a resumed run without a
+// readable manifest is left to resume, which says what is wrong.
+func TestCheck(t *testing.T) {
+	a := Read("/")
 	if a.Mem == 0 {
 		t.Skip("this host hides its available memory")
 	}
-	heap := fmt.Sprintf("-Xmx%dm", a.Mem>>20+1024)
-	m := limitsPlan(t, heap, 100)
-	o := opts(t, &inproc{})
-	s, err := Run(context.Background(), m, o)
-	if err == nil || s != nil || !strings.Contains(err.Error(), "refused before anything started") || !strings.Contains(err.Error(), "memory:") {
-		t.Fatalf("Run = %v, %v; want a refusal naming memory", s, err)
+	m := limitsPlan(t, fmt.Sprintf("-Xmx%dm", a.Mem>>20+1024), 100)
+	err := Check(m, "")
+	if err == nil || !strings.Contains(err.Error(), "this host cannot run limits as planned (refused before anything started):\n  - ") || !strings.Contains(err.Error(), "memory:") {
+		t.Errorf("Check = %v; want a refusal naming memory", err)
 	}
-	if _, err := os.Stat(filepath.Join(o.DataDir, "limits")); !os.IsNotExist(err) {
-		t.Errorf("the refused run left %s behind (%v)", filepath.Join(o.DataDir, "limits"), err)
+	if err := Check(nil, ""); err != nil {
+		t.Errorf("Check(nil, \"\") = %v; want nil (no plan yet)", err)
+	}
+	if err := Check(nil, t.TempDir()); err != nil {
+		t.Errorf("Check of a resume without a manifest = %v; want nil (resume reports it)", err)
 	}
 }

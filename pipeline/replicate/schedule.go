@@ -1,11 +1,23 @@
-package pipeline
+// Package replicate is the run's replication policy: which forks of which
+// cells run, in what order, and when a cell stops. A cell is one variant
+// at one sweep point; a job is one fork of a cell (a fresh target, its
+// warm-up and its measured iterations).
+//
+// Data flow: the manifest and the run's seed -> Schedule, the forks in run
+// order (interleaved rounds shuffled with the seed, or sequential) -> the
+// trials stage asks Policy.Wanted before each fork (every fork up to
+// forks.min runs; one past it only while a Decide says a claim still reads
+// its cell), takes re-runs from Policy.Spend's budget, and counts in the
+// cell's Tally -> Policy.Stops, where each cell stopped and why, for
+// run.json. The orchestrator owns the State; this package sees only the
+// manifest, the rows on disk and a log function.
+package replicate
 
 import (
 	"math/rand/v2"
 	"strconv"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/verdicts"
 )
@@ -26,9 +38,11 @@ type Job struct {
 	Fork int // 1-based within the cell; also the round it belongs to
 }
 
-func (j Job) key() string { return jobKey(j.Cell.Variant.Name, j.Cell.PointString(), j.Fork) }
+// Key names the job in run.json's order and in resume's set of jobs done.
+func (j Job) Key() string { return JobKey(j.Cell.Variant.Name, j.Cell.PointString(), j.Fork) }
 
-func jobKey(variant, point string, fork int) string {
+// JobKey is Job.Key of a trials.csv row's variant, point and fork.
+func JobKey(variant, point string, fork int) string {
 	return variant + "|" + point + "|" + strconv.Itoa(fork)
 }
 
@@ -58,10 +72,10 @@ func Cells(m *experiments.Manifest) []Cell {
 
 // Schedule orders the forks, up to the largest number a cell may get
 // (forks: {min, max} runs the forks past min only while a claim needs
-// them; see Trials). Interleaved runs fork k of every cell before fork k+1,
-// shuffling the cells of each round with the seed, so slow drift of the
-// host (thermal, neighbours) spreads over all variants instead of favouring
-// whichever ran first. Sequential runs all forks of a cell in a row.
+// them; see Policy.Wanted). Interleaved runs fork k of every cell before
+// fork k+1, shuffling the cells of each round with the seed, so slow drift
+// of the host (thermal, neighbours) spreads over all variants instead of
+// favouring whichever ran first. Sequential runs all forks of a cell in a row.
 func Schedule(m *experiments.Manifest, seed int64) []Job {
 	cells := Cells(m)
 	var jobs []Job
@@ -83,31 +97,4 @@ func Schedule(m *experiments.Manifest, seed int64) []Job {
 		}
 	}
 	return jobs
-}
-
-// LoadPlan turns the manifest's load into a load.Plan for one cell; sweep
-// dimensions over load parameters set them on the measured group. The
-// conversion is experiments.Manifest.LoadGroups, the one the loader
-// validates, so a manifest that loads is a plan the generator accepts.
-func LoadPlan(m *experiments.Manifest, c Cell, target string, seed int64) (load.Plan, error) {
-	groups, err := m.LoadGroups(c.Variant, c.Point)
-	return load.Plan{Target: target, Seed: seed, Groups: groups}, err
-}
-
-// Properties are the Spring properties of a cell: the variant's, the
-// swept ones, then those of the services threadlab started.
-func Properties(m *experiments.Manifest, c Cell, services map[string]string) map[string]string {
-	props := map[string]string{}
-	for k, v := range c.Variant.Properties {
-		props[k] = v
-	}
-	for _, d := range m.Sweep {
-		if d.Property != "" {
-			props[d.Property] = c.Point[d.Name]
-		}
-	}
-	for k, v := range services {
-		props[k] = v
-	}
-	return props
 }

@@ -1,4 +1,16 @@
-package pipeline
+// Package trial is what one trial of a fork is made of, below the
+// orchestrator's fork loop: starting a target and waiting until it is
+// ready (Launcher, Processes, WaitReady), and turning a measured window's
+// load result and server samples into the rows on disk (Rows, SeriesRows,
+// LatencyRows, SaveHistograms), with the checks that make a row invalid
+// (CheckBounds, FlagReasons, HostNoise).
+//
+// Data flow: a Spec (the argv, port and paths the orchestrator worked out
+// for a variant) -> Launcher.Launch -> a Target -> WaitReady; then
+// load.Result and telemetry samples of each window -> Rows and the rest ->
+// package record's files. It imports nothing of the orchestrator's: a
+// fork's plan, state and bookkeeping stay there (package pipeline).
+package trial
 
 import (
 	"bytes"
@@ -8,6 +20,8 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +29,7 @@ import (
 
 	"github.com/threadlab/threadlab/env/supervise"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 )
 
 // Target is one running system under test.
@@ -135,9 +150,9 @@ func (p *process) Stop() error {
 	return nil
 }
 
-// waitReady polls the target's readiness path until it answers 2xx, the
+// WaitReady polls the target's readiness path until it answers 2xx, the
 // process exits, or timeout passes. Errors quote the tail of the log.
-func waitReady(ctx context.Context, t Target, ready, logPath string, timeout time.Duration) error {
+func WaitReady(ctx context.Context, t Target, ready, logPath string, timeout time.Duration) error {
 	client := &http.Client{Timeout: 2 * time.Second}
 	deadline := time.Now().Add(timeout)
 	url := readyURL(t, ready)
@@ -196,4 +211,41 @@ func tail(path string, n int) string {
 		buf.WriteString("    " + l + "\n")
 	}
 	return strings.TrimRight(buf.String(), "\n")
+}
+
+var slugRE = regexp.MustCompile(`[^a-zA-Z0-9.-]+`)
+
+// LogName is where a fork's target writes its output, inside the run
+// directory: logs/<seq>-<variant>-<point>-f<fork>.log.
+func LogName(j replicate.Job, seq, fork int) string {
+	p := slugRE.ReplaceAllString(j.Cell.PointString(), "_")
+	if p != "" {
+		p = "-" + p
+	}
+	return filepath.Join(record.LogsDir, fmt.Sprintf("%03d-%s%s-f%d.log", seq, j.Cell.Variant.Name, p, fork))
+}
+
+// ActuatorPort gives a Spring target's actuator its own management server
+// on a free loopback port (management.server.port, set in props unless the
+// manifest set it), and returns that port. threadlab scrapes
+// /actuator/prometheus every second and polls /actuator/health: on the
+// app's port those requests queue behind the load in the app's own thread
+// pool, so a saturated target (10 Tomcat threads, 100 users) timed out
+// every scrape and lost the JVM columns of every trial. The management
+// server has its own connector and threads, as production deployments
+// give their probes; the app's pool serves only the load.
+func ActuatorPort(props map[string]string) (int, error) {
+	if v, ok := props["management.server.port"]; ok {
+		p, err := strconv.Atoi(v)
+		if err != nil || p <= 0 {
+			return 0, nil // the manifest's own choice (e.g. -1: no actuator over HTTP): the app's port stays the base
+		}
+		return p, nil
+	}
+	p, err := supervise.FreePort("127.0.0.1")
+	if err != nil {
+		return 0, err
+	}
+	props["management.server.port"] = strconv.Itoa(p)
+	return p, nil
 }

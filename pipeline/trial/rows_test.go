@@ -1,4 +1,4 @@
-package pipeline
+package trial
 
 import (
 	"math"
@@ -12,11 +12,12 @@ import (
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 	"github.com/threadlab/threadlab/pipeline/telemetry"
 )
 
-func gapJob() Job {
-	return Job{Cell: Cell{Variant: experiments.Variant{Name: "virtual"}, Point: map[string]string{"pool": "50"}}, Fork: 2}
+func gapJob() replicate.Job {
+	return replicate.Job{Cell: replicate.Cell{Variant: experiments.Variant{Name: "virtual"}, Point: map[string]string{"pool": "50"}}, Fork: 2}
 }
 
 func threeSeconds() *load.Result {
@@ -45,7 +46,7 @@ func TestSeriesGap(t *testing.T) {
 		// second 1 missing
 		{T: 2, CPUUserPct: 30, RSSMB: 210, Threads: 41, JVM: false},
 	}
-	rows := seriesRows(gapJob(), 2, 2, 1, threeSeconds(), samples)
+	rows := SeriesRows(gapJob(), 2, 2, 1, threeSeconds(), samples)
 	if len(rows) != 3 {
 		t.Fatalf("%d rows, want 3", len(rows))
 	}
@@ -102,7 +103,7 @@ func TestSeriesGap(t *testing.T) {
 func TestSaveHistograms(t *testing.T) {
 	dir := t.TempDir()
 	res := threeSeconds()
-	name, err := saveHistograms(dir, gapJob(), 7, 2, res)
+	name, err := SaveHistograms(dir, gapJob(), 7, 2, res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,5 +119,45 @@ func TestSaveHistograms(t *testing.T) {
 	}
 	if got := l.Total("io"); got == nil || !got.Equals(res.Groups[0].Latency) {
 		t.Error("the io total read back differs from the generator's histogram")
+	}
+}
+
+// TestRows: one row per group, the measured group first whatever the
+// generator's order; the target's CPU is weighed by sample length over the
+// samples that read the process; a group without a completed request is
+// invalid, and so is every row given a reason.
+func TestRows(t *testing.T) {
+	res := &load.Result{Groups: []load.GroupResult{
+		{Name: "background", Requests: 0, Wall: time.Second},
+		{Name: "io", Requests: 200, Errors: 10, OK: 190, RPS: 100, Wall: 2 * time.Second, ErrorsByClass: map[string]int64{"timeout": 7, "refused": 3, "none": 0}},
+	}}
+	// CPU: (30+10)·1 and (50+10)·0.5 over the 1.5 s that read the process
+	// = (40 + 30) / 1.5 = 46.67%; the third sample has no thread (a second
+	// only another host sampled) and does not count.
+	samples := []telemetry.Sample{
+		{Dur: 1, Threads: 20, CPUUserPct: 30, CPUSysPct: 10, RSSMB: 100},
+		{Dur: 0.5, Threads: 25, CPUUserPct: 50, CPUSysPct: 10, RSSMB: 120},
+		{Dur: 1, Threads: 0, CPUUserPct: 99},
+	}
+	rows := Rows("io", gapJob(), 3, "2026-12-01T00:00:00Z", res, samples, nil)
+	if len(rows) != 2 || rows[0].Group != "io" || rows[1].Group != "background" {
+		t.Fatalf("rows %+v, want io then background", rows)
+	}
+	io := rows[0]
+	if !io.Valid || io.Reason != "" || io.Variant != "virtual" || io.Point != "pool=50" || io.Seq != 3 || io.Fork != 2 {
+		t.Errorf("io row %+v, want a valid row of virtual pool=50, seq 3, fork 2", io)
+	}
+	if io.ErrorPct != 5 || io.OKRPS != 95 || io.WallMs != 2000 || io.ErrorClasses != "refused=3;timeout=7" {
+		t.Errorf("io: error %g%%, ok rps %g, wall %g ms, classes %q; want 5 (10 of 200), 95 (190 in 2 s), 2000 and refused=3;timeout=7", io.ErrorPct, io.OKRPS, io.WallMs, io.ErrorClasses)
+	}
+	if math.Abs(io.TargetCPUPct-70/1.5) > 1e-9 || io.TargetThreads != 25 || io.TargetRSSMB != 120 {
+		t.Errorf("io: cpu %g%%, threads %d, rss %g; want 46.67 (weighed by length), 25 and 120 (peaks)", io.TargetCPUPct, io.TargetThreads, io.TargetRSSMB)
+	}
+	if bg := rows[1]; bg.Valid || bg.Reason != "no request completed" {
+		t.Errorf("background: valid %v reason %q; want invalid, no request completed", bg.Valid, bg.Reason)
+	}
+	noisy := Rows("io", gapJob(), 3, "", res, samples, []string{"host noise: 80%"})
+	if noisy[0].Valid || noisy[0].Reason != "host noise: 80%" || noisy[1].Reason != "host noise: 80%; no request completed" {
+		t.Errorf("reasons: %q and %q; want every row invalid with the reason first", noisy[0].Reason, noisy[1].Reason)
 	}
 }

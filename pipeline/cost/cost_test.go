@@ -1,4 +1,4 @@
-package pipeline
+package cost
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 )
 
 const estimateManifest = `name: est
@@ -67,17 +68,17 @@ func writePastRun(t *testing.T, data, id, profile string) {
 	}
 }
 
-func TestEstimateRun(t *testing.T) {
+func TestPredict(t *testing.T) {
 	// The past run: per fork start 10, warm-up 2.5, stop 0.5; per window
 	// 100/16 = 6.25; cool-downs 16 s minus 8 pauses of 0.5 s between
 	// iterations = 12 s, 1.5 s per fork; fixed 20+5+4+1 = 30 s.
-	measured := Costs{StartS: 10, WarmupS: 2.5, StopS: 0.5, ForkPauseS: 1.5, WindowS: 6.25, PauseS: 0.5, FixedS: 30}
+	measured := Model{StartS: 10, WarmupS: 2.5, StopS: 0.5, ForkPauseS: 1.5, WindowS: 6.25, PauseS: 0.5, FixedS: 30}
 	// The manifest alone: command targets start in an assumed 1 s.
-	assumed := Costs{StartS: DefaultCommandStartS, WarmupS: 2, StopS: DefaultStopS, ForkPauseS: 1, WindowS: 3, PauseS: 0.5}
+	assumed := Model{StartS: DefaultCommandStartS, WarmupS: 2, StopS: DefaultStopS, ForkPauseS: 1, WindowS: 3, PauseS: 0.5}
 	tests := []struct {
 		name, profile string
 		past          []string // run id/profile pairs written under data
-		costs         Costs
+		costs         Model
 		measured      bool
 		from          string
 		why           string
@@ -89,7 +90,7 @@ func TestEstimateRun(t *testing.T) {
 		{"newest of the profile", "", []string{"20261201T000000Z/default", "20261202T000000Z/smoke"}, measured, true, "20261201T000000Z",
 			"a newer smoke run does not replace the default run's costs for a default plan"},
 		{"other profile", "smoke", []string{"20261201T000000Z/default"},
-			Costs{StartS: 10, WarmupS: 2, StopS: 0.5, ForkPauseS: 1, WindowS: 1, PauseS: 0.5, FixedS: 30}, true, "another profile",
+			Model{StartS: 10, WarmupS: 2, StopS: 0.5, ForkPauseS: 1, WindowS: 1, PauseS: 0.5, FixedS: 30}, true, "another profile",
 			"a smoke plan borrows only start, stop and fixed costs from a default run; its 1 s windows come from its manifest"},
 	}
 	for _, tt := range tests {
@@ -100,7 +101,7 @@ func TestEstimateRun(t *testing.T) {
 				writePastRun(t, data, id, prof)
 			}
 			m := parseEstimate(t, tt.profile)
-			e, err := EstimateRun(m, data)
+			e, err := Predict(m, data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +125,7 @@ func TestEstimateReproducesPastRun(t *testing.T) {
 	m := parseEstimate(t, "")
 	m.Sweep = nil // two cells
 	m.Forks = experiments.Rounds{Min: 4, Max: 4}
-	e, err := EstimateRun(m, data)
+	e, err := Predict(m, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestWindowOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		m := withLoad(t, tt.load)
-		c := Cells(m)[0]
+		c := replicate.Cells(m)[0]
 		groups, err := m.LoadGroups(c.Variant, c.Point)
 		if err != nil {
 			t.Fatal(err)
@@ -179,7 +180,7 @@ func withLoad(t *testing.T, load string) *experiments.Manifest {
 	return m
 }
 
-func closeCosts(a, b Costs) bool {
+func closeCosts(a, b Model) bool {
 	near := func(x, y float64) bool { return math.Abs(x-y) < 1e-9 }
 	return near(a.StartS, b.StartS) && near(a.WarmupS, b.WarmupS) && near(a.StopS, b.StopS) && near(a.ForkPauseS, b.ForkPauseS) &&
 		near(a.WindowS, b.WindowS) && near(a.PauseS, b.PauseS) && near(a.FixedS, b.FixedS)
@@ -212,7 +213,7 @@ func TestEstimateUntilSteady(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := EstimateRun(m, t.TempDir())
+		e, err := Predict(m, t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +250,7 @@ func TestEstimateBurstWindow(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := withLoad(t, tt.load)
-		e, err := EstimateRun(m, data)
+		e, err := Predict(m, data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -287,7 +288,7 @@ func TestEstimateSteadyAfterFixedRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := EstimateRun(m, data)
+		e, err := Predict(m, data)
 		if err != nil {
 			t.Fatal(err)
 		}

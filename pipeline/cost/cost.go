@@ -1,4 +1,12 @@
-package pipeline
+// Package cost plans a manifest and predicts its wall time before it runs,
+// as JMH prints an estimate first: what `threadlab run --dry-run` prints
+// and where the console's ETA starts.
+//
+// Data flow: the manifest (cells, forks, iterations, durations) and the
+// latest earlier run of the experiment under data/ (run.json's time split
+// and trials.csv) -> a Model, the seconds per fork and per iteration ->
+// Predict's Estimate (wall, measured and dead time) -> Estimate.Write.
+package cost
 
 import (
 	"fmt"
@@ -12,6 +20,7 @@ import (
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 )
 
 // Assumed costs when no earlier run of the experiment measured them.
@@ -36,8 +45,8 @@ const (
 	SteadyWarmupRounds = 14
 )
 
-// Costs are the seconds a run spends per fork and per iteration.
-type Costs struct {
+// Model is the seconds a run spends per fork and per iteration.
+type Model struct {
 	StartS     float64 // launch until ready
 	WarmupS    float64 // the warm-up load before the first iteration
 	StopS      float64 // shut-down
@@ -50,17 +59,17 @@ type Costs struct {
 }
 
 // Fork is the seconds of one fork of iterations measured windows.
-func (c Costs) Fork(iterations int) float64 {
+func (c Model) Fork(iterations int) float64 {
 	return c.StartS + c.WarmupS + c.StopS + c.ForkPauseS + float64(iterations)*c.WindowS + float64(max(iterations-1, 0))*c.PauseS
 }
 
 // Estimate is a manifest's plan and its predicted wall time, before it runs.
 type Estimate struct {
 	Experiment, Profile string
-	Cells               []CellID
+	Cells               []replicate.CellID
 	Forks               experiments.Rounds
 	Iterations          int
-	Costs               Costs
+	Costs               Model
 	// From says where the costs come from: an earlier run directory, or
 	// the manifest's durations and assumed start costs.
 	From     string
@@ -70,16 +79,16 @@ type Estimate struct {
 	MeasureS float64 // measured load of the planned forks
 }
 
-// EstimateRun plans m and predicts its wall time from the latest earlier
+// Predict plans m and predicts its wall time from the latest earlier
 // run of the experiment under dataDir (data/<name>/<run>/run.json with its
 // time split), as JMH prints an estimate before a run: the measured start,
 // warm-up, stop and pause costs per fork and window cost per iteration. A
 // run of another profile lends only its start and stop costs; without any,
 // the manifest's durations and assumed start costs are used, and the
 // estimate says so.
-func EstimateRun(m *experiments.Manifest, dataDir string) (Estimate, error) {
-	e := Estimate{Experiment: m.Name, Profile: profileName(m.Profile), Forks: m.Forks, Iterations: max(m.Iterations, 1)}
-	for _, c := range Cells(m) {
+func Predict(m *experiments.Manifest, dataDir string) (Estimate, error) {
+	e := Estimate{Experiment: m.Name, Profile: m.ProfileName(), Forks: m.Forks, Iterations: max(m.Iterations, 1)}
+	for _, c := range replicate.Cells(m) {
 		e.Cells = append(e.Cells, c.ID())
 	}
 	if len(e.Cells) == 0 {
@@ -139,13 +148,13 @@ func burst(m *experiments.Manifest) bool {
 }
 
 // fromManifest are the costs the manifest's durations imply.
-func fromManifest(m *experiments.Manifest) (Costs, error) {
-	c := Costs{StartS: DefaultCommandStartS, StopS: DefaultStopS, PauseS: m.CoolDown.Iteration.Seconds(),
+func fromManifest(m *experiments.Manifest) (Model, error) {
+	c := Model{StartS: DefaultCommandStartS, StopS: DefaultStopS, PauseS: m.CoolDown.Iteration.Seconds(),
 		ForkPauseS: m.CoolDown.Pause.Seconds(), WarmupS: warmupS(m)}
 	if slices.ContainsFunc(m.Variants, func(v experiments.Variant) bool { return v.Target != "" }) {
 		c.StartS = DefaultSpringStartS
 	}
-	cell := Cells(m)[0]
+	cell := replicate.Cells(m)[0]
 	groups, err := m.LoadGroups(cell.Variant, cell.Point)
 	if err != nil {
 		return c, fmt.Errorf("%s: %w", m.File, err)
@@ -182,7 +191,7 @@ func warmupS(m *experiments.Manifest) float64 {
 // measured one: SteadyWarmupRounds rounds, each a burst (its window and
 // the pause after it) or a timed round with the window's drain, at least
 // min and at most max, averaged over the variants as warmupS.
-func typicalSteadyWarmupS(m *experiments.Manifest, c Costs, drain float64) float64 {
+func typicalSteadyWarmupS(m *experiments.Manifest, c Model, drain float64) float64 {
 	w := m.Load.Warmup
 	if w.Max <= 0 || len(m.Variants) == 0 {
 		return 0
@@ -228,12 +237,12 @@ func windowOf(groups []load.Group) time.Duration {
 // previousRun returns the costs measured by the latest run of m under
 // dataDir that recorded its time split, preferring one of the same
 // profile (same reports whether it is).
-func previousRun(m *experiments.Manifest, dataDir string) (c *Costs, dir string, same bool) {
+func previousRun(m *experiments.Manifest, dataDir string) (c *Model, dir string, same bool) {
 	ents, err := os.ReadDir(filepath.Join(dataDir, m.Name))
 	if err != nil {
 		return nil, "", false
 	}
-	var other *Costs
+	var other *Model
 	var otherDir string
 	for i := len(ents) - 1; i >= 0; i-- { // run ids are UTC time stamps: newest last
 		d := filepath.Join(dataDir, m.Name, ents[i].Name())
@@ -245,7 +254,7 @@ func previousRun(m *experiments.Manifest, dataDir string) (c *Costs, dir string,
 		if !ok {
 			continue
 		}
-		if meta.Profile == profileName(m.Profile) {
+		if meta.Profile == m.ProfileName() {
 			return &k, d, true
 		}
 		if other == nil {
@@ -256,10 +265,10 @@ func previousRun(m *experiments.Manifest, dataDir string) (c *Costs, dir string,
 }
 
 // measuredCosts divides a run's time split by its forks and iterations.
-func measuredCosts(dir string, meta record.Meta) (Costs, bool) {
+func measuredCosts(dir string, meta record.Meta) (Model, bool) {
 	w := meta.Time
 	if w == nil || w.Wall <= 0 {
-		return Costs{}, false
+		return Model{}, false
 	}
 	runs := 0
 	for _, c := range meta.Cells {
@@ -267,7 +276,7 @@ func measuredCosts(dir string, meta record.Meta) (Costs, bool) {
 	}
 	trials, err := record.ReadCSV[record.Trial](dir, record.TrialsFile)
 	if err != nil {
-		return Costs{}, false
+		return Model{}, false
 	}
 	windows := 0
 	for _, t := range trials {
@@ -276,15 +285,15 @@ func measuredCosts(dir string, meta record.Meta) (Costs, bool) {
 		}
 	}
 	if runs == 0 || windows == 0 {
-		return Costs{}, false
+		return Model{}, false
 	}
 	st := w.Stages
-	c := Costs{
-		StartS:  st[tStarts] / float64(runs),
-		WarmupS: st[tWarmups] / float64(runs),
-		StopS:   st[tStops] / float64(runs),
-		WindowS: st[tMeasure] / float64(windows),
-		FixedS:  st[tBuild] + st[tSetup] + st[tFinishing] + st[tOther],
+	c := Model{
+		StartS:  st[record.StageStarts] / float64(runs),
+		WarmupS: st[record.StageWarmups] / float64(runs),
+		StopS:   st[record.StageStops] / float64(runs),
+		WindowS: st[record.StageMeasure] / float64(windows),
+		FixedS:  st[record.StageBuild] + st[record.StageSetup] + st[record.StageFinishing] + st[record.StageOther],
 	}
 	// Cool-downs are the gate and pause of each fork and the pauses
 	// between iterations; the run does not split them, so the pauses
@@ -295,7 +304,7 @@ func measuredCosts(dir string, meta record.Meta) (Costs, bool) {
 	}
 	c.steadyWarmup = m.Load.Warmup.Until == experiments.UntilSteady
 	between := float64(max(windows-runs, 0)) * c.PauseS
-	c.ForkPauseS = max(0, st[tCoolDowns]-between) / float64(runs)
+	c.ForkPauseS = max(0, st[record.StageCoolDowns]-between) / float64(runs)
 	return c, true
 }
 

@@ -1,19 +1,20 @@
-package pipeline
+package trial
 
 import (
 	"fmt"
 
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/pipeline/replicate"
 )
 
-// saveHistograms writes a trial's latency histograms to
+// SaveHistograms writes a trial's latency histograms to
 // histograms/<seq>-<variant>-<point>-t<trial>.hlog in HdrHistogram's
 // interval log format: per group, one interval per second (the generator's
 // per-second histograms) and one for the whole trial, so a reader can
 // compute any percentile, merge trials, or plot the trial over time with
 // HdrHistogram's own tools.
-func saveHistograms(dir string, j Job, seq, trial int, res *load.Result) (string, error) {
+func SaveHistograms(dir string, j replicate.Job, seq, trial int, res *load.Result) (string, error) {
 	var ivs []record.Interval
 	for _, g := range res.Groups {
 		for _, s := range g.Series {
