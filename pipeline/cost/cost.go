@@ -21,6 +21,7 @@ import (
 	"github.com/threadlab/threadlab/pipeline/load"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/replicate"
+	"github.com/threadlab/threadlab/pipeline/verdicts"
 )
 
 // Assumed costs when no earlier run of the experiment measured them.
@@ -37,12 +38,15 @@ const (
 	// DefaultStopS is a target's shut-down (SIGTERM until it is gone).
 	DefaultStopS = 0.5
 	// SteadyWarmupRounds is the rounds per fork an until-steady warm-up
-	// is planned at until a run of the manifest measured one: the catalog's
-	// first until-steady runs took 12.4 (pool-sweep 20261201T181903Z),
-	// 13.7 (boot-versions 20261201T194927Z) and 26.4 (jep491-pinning
-	// 20261201T174903Z) rounds a fork on average; their median, rounded up.
-	// The rule's least, 8, planned pool-sweep at 28% dead; it ran 48%.
-	SteadyWarmupRounds = 14
+	// is planned at until a run of the manifest measured one by today's
+	// rule. Under the first rule (last 4 rounds against the 4 before) the
+	// catalog's runs took 12.4 (pool-sweep 20261201T181903Z), 13.7
+	// (boot-versions 20261201T194927Z) and 26.4 (jep491-pinning
+	// 20261201T174903Z) rounds a fork. The rule with a drift bound (issue
+	// 20) replayed on the published series warms io-bound's forks 16
+	// rounds longer (about 33) and boot-versions' 32 longer (about 46),
+	// and a flat fork stops by round 20 in 83% of simulated series: 32.
+	SteadyWarmupRounds = 32
 )
 
 // Model is the seconds a run spends per fork and per iteration.
@@ -302,7 +306,11 @@ func measuredCosts(dir string, meta record.Meta) (Model, bool) {
 	if d, err := time.ParseDuration(m.CoolDown.Iteration); err == nil {
 		c.PauseS = d.Seconds()
 	}
-	c.steadyWarmup = m.Load.Warmup.Until == experiments.UntilSteady
+	// A warm-up measured under an earlier stop rule says little about
+	// today's: the drift bound warms drifting forks much longer.
+	st2, ok, err := record.ReadSteady(dir)
+	c.steadyWarmup = m.Load.Warmup.Until == experiments.UntilSteady && err == nil && ok &&
+		verdicts.WarmupClause(st2.Rule) == verdicts.WarmupClause(verdicts.SteadyRule)
 	between := float64(max(windows-runs, 0)) * c.PauseS
 	c.ForkPauseS = max(0, st[record.StageCoolDowns]-between) / float64(runs)
 	return c, true

@@ -11,6 +11,7 @@ import (
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/replicate"
+	"github.com/threadlab/threadlab/pipeline/verdicts"
 )
 
 const estimateManifest = `name: est
@@ -187,8 +188,8 @@ func closeCosts(a, b Model) bool {
 }
 
 // TestEstimateUntilSteady: with no earlier run an until-steady warm-up is
-// planned at the SteadyWarmupRounds (14) rounds the catalog's until-steady
-// runs took, 1 s each for a timed load, within min and max; a variant with
+// planned at SteadyWarmupRounds (32), the rounds the drift-bounded rule
+// takes on the catalog's published series, 1 s each for a timed load, within min and max; a variant with
 // measure: cold has none: the per-fork warm-up is the average over the
 // variants.
 func TestEstimateUntilSteady(t *testing.T) {
@@ -198,10 +199,10 @@ func TestEstimateUntilSteady(t *testing.T) {
 		cold   bool
 		want   float64
 	}{
-		{"min below the 14 rounds: 14 rounds of 1 s (not the rule's least, 8)", "{min: 5s, until: steady}", false, 14},
-		{"min above them: min", "{min: 20s, until: steady}", false, 20},
+		{"min below the 32 rounds: 32 rounds of 1 s (not the rule's least, 8)", "{min: 5s, until: steady}", false, 32},
+		{"min above them: min", "{min: 40s, until: steady}", false, 40},
 		{"max below them: the warm-up stops at max", "{max: 10s, until: steady}", false, 10},
-		{"one of two variants cold: half of 14 s", "{until: steady}", true, 7},
+		{"one of two variants cold: half of 32 s", "{until: steady}", true, 16},
 		{"fixed warm-up: its duration", "2s", false, 2},
 	}
 	for _, tt := range tests {
@@ -269,10 +270,12 @@ func TestEstimateSteadyAfterFixedRun(t *testing.T) {
 		pastWarm string // the past run's manifest load.warmup; "" for a fixed one
 		want     float64
 	}{
-		// 14 rounds x (1 s round + the window's 6.25 - 3 = 3.25 s drain) = 59.5 s, under the 60 s default max.
-		{"past run with a fixed warm-up: 14 rounds of 1 s plus each window's 3.25 s drain", "", 59.5},
+		// 32 rounds x (1 s round + the window's 6.25 - 3 = 3.25 s drain) = 136 s, cut at the 60 s default max.
+		{"past run with a fixed warm-up: 32 rounds of 1 s plus each window's 3.25 s drain, at most max", "", 60},
 		// Its measured 2.5 s, raised to the rule's least: 8 rounds of 1 s.
-		{"past run until steady: what it measured, at least the rule's 8 rounds", "load:\n  warmup: {until: steady}\n", 8},
+		{"past run until steady by today's rule: what it measured, at least the rule's 8 rounds", "load:\n  warmup: {until: steady}\n", 8},
+		// Measured under the first rule (no drift bound): planned as if unmeasured.
+		{"past run until steady by an earlier rule: planned at 32 rounds, at most max", "load:\n  warmup: {until: steady}\n", 60},
 	}
 	for _, tt := range tests {
 		data := t.TempDir()
@@ -280,6 +283,13 @@ func TestEstimateSteadyAfterFixedRun(t *testing.T) {
 		if tt.pastWarm != "" {
 			dir := filepath.Join(data, "est", "20261201T000000Z")
 			if err := record.WriteFile(dir, record.ManifestFile, []byte("cooldown:\n  iteration: 500ms\n"+tt.pastWarm)); err != nil {
+				t.Fatal(err)
+			}
+			rule := verdicts.SteadyRule
+			if strings.Contains(tt.why, "earlier rule") {
+				rule = "selection; warm-up until steady: last 4 rounds fluctuate and no longer improve on the 4 before"
+			}
+			if err := record.WriteJSON(dir, record.SteadyFile, record.Steady{Metric: "rps", Rule: rule}); err != nil {
 				t.Fatal(err)
 			}
 		}
