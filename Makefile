@@ -47,10 +47,10 @@ bench: ## Go benchmarks (speed and allocation targets live here, not in unit tes
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 calibration: ## Monte Carlo error rates, power, interval coverage and sequential savings of every claim test through the production bootstrap, as the tables in METHODOLOGY.md (~10 CPU-s per repetition; REPS=100 by default, 1000 needs ~3 CPU-hours)
-	@cd pipeline/stats && $(GO) test -run '^TestCalibrationTable$$' -calibration -calibration.reps $(or $(REPS),100) -count=1 -timeout 600m . | grep -v -e '^PASS$$' -e '^ok '
+	@cd stats && $(GO) test -run '^TestCalibrationTable$$' -calibration -calibration.reps $(or $(REPS),100) -count=1 -timeout 600m . | grep -v -e '^PASS$$' -e '^ok '
 
 calibration-steady: ## false "supported" of the steady-state selection under variant-specific warm-up, and of the until-steady stop rule under a slow drift, 4/8/16 forks (about 1 CPU-minute at REPS=200)
-	@$(GO) test -run '^Test(Steady|Drift)Calibration$$' -count=1 -v -timeout 120m ./pipeline/verdicts/ -steadycal.reps=$(or $(REPS),100) | grep -e '|' -e FAIL
+	@$(GO) test -run '^Test(Steady|Drift)Calibration$$' -count=1 -v -timeout 120m ./judge/verdicts/ -steadycal.reps=$(or $(REPS),100) | grep -e '|' -e FAIL
 
 bench-loadgen: ## our load generator vs wrk vs a net/http client, side by side, pinned
 	scripts/bench-loadgen.sh
@@ -59,13 +59,13 @@ bench-loadgen: ## our load generator vs wrk vs a net/http client, side by side, 
 FUZZTIME  ?= 30s
 FUZZMIN   ?= 5s # how long the fuzzer may shrink each new interesting input (go's default is 60s)
 fuzz: ## run each fuzz target for FUZZTIME (30s, or a count such as 50000x); a crasher is saved under testdata/fuzz: fix it, keep it
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./pipeline/load
-	$(GO) test -run '^$$' -fuzz '^FuzzRequest$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./pipeline/load
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./measure/load
+	$(GO) test -run '^$$' -fuzz '^FuzzRequest$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./measure/load
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./experiments
-	$(GO) test -run '^$$' -fuzz '^FuzzParseHistogramLog$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./pipeline/record
-	$(GO) test -run '^$$' -fuzz '^FuzzHistogramClaims$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./pipeline/record
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJob$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./pipeline/fleet
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeResult$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./pipeline/fleet
+	$(GO) test -run '^$$' -fuzz '^FuzzParseHistogramLog$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./store/record
+	$(GO) test -run '^$$' -fuzz '^FuzzHistogramClaims$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./store/record
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJob$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./measure/fleet
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeResult$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./measure/fleet
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./env/hosts
 
 lint: $(BIN) ## validate every manifest and print methodology warnings

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/threadlab/threadlab/pipeline/metric"
-	"github.com/threadlab/threadlab/pipeline/stats"
+	"github.com/threadlab/threadlab/measure/metric"
+	"github.com/threadlab/threadlab/stats"
 )
 
 // This file is the one home of claim validation (the grammar itself is

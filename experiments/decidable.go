@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/threadlab/threadlab/pipeline/stats"
+	"github.com/threadlab/threadlab/stats"
 )
 
 // lintDecidable warns about a claim that no data can support with the
@@ -13,7 +13,7 @@ import (
 // p on n forks per cell (the sign and signed-rank tests 1/2^n, Mann-Whitney
 // 1/C(2n, n), Jonckheere-Terpstra over L levels n!^L/(Ln)!). A claim is
 // supported when every unit supports it at the level, an intersection-union
-// test with no correction across units (pipeline/stats/judge.go), so the
+// test with no correction across units (stats/judge.go), so the
 // number of points does not enter: when one unit's smallest p is above the
 // level the claim stays inconclusive whatever the server does (an absolute
 // check on 4 forks reaches 1/16 at best). Below 3 forks the replication

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/threadlab/threadlab/pipeline/bounds"
-	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/measure/bounds"
+	"github.com/threadlab/threadlab/measure/load"
 )
 
 // MaxFloor bounds a stated floor: a typo such as 900s for 900ms would make
@@ -46,7 +46,7 @@ func (m *Manifest) validateFloors(bad badFunc) {
 }
 
 // Design is what the variant's design implies about the time its answers
-// of group g take, for pipeline/bounds: the requests' wait on a built-in
+// of group g take, for measure/bounds: the requests' wait on a built-in
 // target, and for the measured group the variant's floor.
 func (m *Manifest) Design(v Variant, g load.Group) bounds.Design {
 	var d bounds.Design

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/measure/load"
 )
 
 // floorManifest is a small burst manifest whose platform variant gets the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/measure/load"
 )
 
 // TestHostProblems: loads beyond this host's open-file limit and pinning

@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/measure/load"
 )
 
 // TestHTTPChecks is the table of the generator's exported request checks
-// the loader relies on (pipeline/load/check.go): RFC 9110 tokens, paths
+// the loader relies on (measure/load/check.go): RFC 9110 tokens, paths
 // with no space or control character anywhere, well-formed templates.
 func TestHTTPChecks(t *testing.T) {
 	tests := []struct {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/env/targets"
-	"github.com/threadlab/threadlab/pipeline/metric"
+	"github.com/threadlab/threadlab/measure/metric"
 )
 
 // Warning is a methodology weakness: the manifest is valid, but its

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/measure/load"
 )
 
 // LoadGroups turns the manifest's load into the generator's groups for one

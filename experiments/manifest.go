@@ -9,7 +9,7 @@
 // unknown keys, decodes into Manifest, fills defaults in one place
 // (Normalize) and validates everything at once: the manifest itself
 // (validate.go), its load as the generator will see it, per variant and
-// sweep point (validate_load.go, loadplan.go, pipeline/load's own checks),
+// sweep point (validate_load.go, loadplan.go, measure/load's own checks),
 // its sweeps (validate_sweep.go) and its claims (claims.go, the one home of
 // claim validation). Every problem is a Problem with file, line, column,
 // field and fix; the loader never panics. The pipeline receives the
@@ -22,7 +22,7 @@ package experiments
 import (
 	"time"
 
-	"github.com/threadlab/threadlab/pipeline/stats"
+	"github.com/threadlab/threadlab/stats"
 	"gopkg.in/yaml.v3"
 )
 
@@ -134,7 +134,7 @@ type Variant struct {
 	Measure string `yaml:"measure,omitempty"`
 
 	// Floor is what the variant's design makes impossible to beat; a trial
-	// below it is invalid with the reason (pipeline/bounds).
+	// below it is invalid with the reason (measure/bounds).
 	Floor *Floor `yaml:"floor,omitempty"`
 }
 

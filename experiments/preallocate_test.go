@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/measure/load"
 )
 
 // openValid is seed 002's fixed-rate shape written as k6 runs it: an open

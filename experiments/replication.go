@@ -26,7 +26,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/threadlab/threadlab/pipeline/stats"
+	"github.com/threadlab/threadlab/stats"
 	"gopkg.in/yaml.v3"
 )
 

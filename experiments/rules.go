@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/threadlab/threadlab/pipeline/stats"
+	"github.com/threadlab/threadlab/stats"
 )
 
 // This file holds the threshold rules: one per kind of seed statement

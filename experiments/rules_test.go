@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threadlab/threadlab/pipeline/stats"
+	"github.com/threadlab/threadlab/stats"
 )
 
 // TestRuleProblem is each threshold rule's table: a threshold the rule

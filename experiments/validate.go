@@ -10,12 +10,12 @@ import (
 
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/env/targets"
-	"github.com/threadlab/threadlab/pipeline/load"
-	"github.com/threadlab/threadlab/pipeline/metric"
+	"github.com/threadlab/threadlab/measure/load"
+	"github.com/threadlab/threadlab/measure/metric"
 )
 
 // Metrics a claim may name: the measured numeric columns of trials.csv, as
-// pipeline/metric (their one home) marks them claimable.
+// measure/metric (their one home) marks them claimable.
 var Metrics = metric.Claimable()
 
 // Normalize fills every default in one place, so the manifest saved with a

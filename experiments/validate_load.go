@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/measure/load"
 )
 
 // unused lists, per model, the group fields the model ignores: setting one

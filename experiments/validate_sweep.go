@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/measure/load"
 )
 
 // Sweep keys and values end up in file names, CSV cells, the point string

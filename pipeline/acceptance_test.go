@@ -31,10 +31,10 @@ import (
 	"testing"
 
 	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/judge/diff"
 	"github.com/threadlab/threadlab/pipeline"
-	"github.com/threadlab/threadlab/pipeline/diff"
-	"github.com/threadlab/threadlab/pipeline/record"
-	"github.com/threadlab/threadlab/pipeline/stats"
+	"github.com/threadlab/threadlab/stats"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // binDir holds the fakeserver binary for the whole test run; TestMain

@@ -15,8 +15,8 @@ import (
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline"
-	"github.com/threadlab/threadlab/pipeline/console"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/render/console"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // TestPinningReadBack runs real processes under a manifest's pinning and

@@ -7,11 +7,11 @@ import (
 	"strings"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/metric"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/judge/verdicts"
+	"github.com/threadlab/threadlab/measure/metric"
 	"github.com/threadlab/threadlab/pipeline/replicate"
-	"github.com/threadlab/threadlab/pipeline/stats"
-	"github.com/threadlab/threadlab/pipeline/verdicts"
+	"github.com/threadlab/threadlab/stats"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // Aggregate summarizes every cell and metric across the valid trials and

@@ -4,7 +4,7 @@ import (
 	"maps"
 	"time"
 
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // Wall-clock buckets of run.json's time.stages_s (record owns the names).

@@ -1,7 +1,7 @@
 package pipeline
 
 import (
-	"github.com/threadlab/threadlab/pipeline/telemetry"
+	"github.com/threadlab/threadlab/measure/telemetry"
 	"github.com/threadlab/threadlab/pipeline/trial"
 )
 

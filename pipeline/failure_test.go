@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // A real process that dies before it is ready: the error quotes the tail of

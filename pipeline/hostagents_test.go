@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/env/remote"
-	"github.com/threadlab/threadlab/pipeline/fleet"
-	"github.com/threadlab/threadlab/pipeline/load"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/measure/fleet"
+	"github.com/threadlab/threadlab/measure/load"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // inprocAgents stands in for the load hosts: spawn starts an agent

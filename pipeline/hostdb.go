@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/env/postgres"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // startPostgres runs the manifest's PostgreSQL on the inventory's database

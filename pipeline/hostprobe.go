@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/threadlab/threadlab/env/remote"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // probeBytes is what the throughput probe sends between two hosts: a few

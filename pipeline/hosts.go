@@ -4,7 +4,7 @@ package pipeline
 // and the downstream service start on their hosts under threadlab's remote
 // supervisor, bound to the inventory's addresses; the load generators are
 // agents on the load hosts, driven as one by the fleet driver
-// (pipeline/fleet.Drive); every host's fingerprint and host check go into
+// (measure/fleet.Drive); every host's fingerprint and host check go into
 // run.json under hosts. Without an inventory none of this runs.
 
 import (
@@ -26,9 +26,9 @@ import (
 	"github.com/threadlab/threadlab/env/remote"
 	"github.com/threadlab/threadlab/env/supervise"
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/fleet"
-	"github.com/threadlab/threadlab/pipeline/load"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/measure/fleet"
+	"github.com/threadlab/threadlab/measure/load"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // hostRun is a multi-host run's connections and what preflight found.

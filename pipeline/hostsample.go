@@ -9,8 +9,8 @@ import (
 	"sync"
 
 	"github.com/threadlab/threadlab/env/remote"
-	"github.com/threadlab/threadlab/pipeline/load"
-	"github.com/threadlab/threadlab/pipeline/telemetry"
+	"github.com/threadlab/threadlab/measure/load"
+	"github.com/threadlab/threadlab/measure/telemetry"
 )
 
 // Telemetry and noise on the hosts of a multi-host run (issue 25): for

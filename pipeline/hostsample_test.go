@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threadlab/threadlab/pipeline/load"
-	"github.com/threadlab/threadlab/pipeline/record"
-	"github.com/threadlab/threadlab/pipeline/telemetry"
+	"github.com/threadlab/threadlab/measure/load"
+	"github.com/threadlab/threadlab/measure/telemetry"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // withProcess: the target host's process and host columns replace this

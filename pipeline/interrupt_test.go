@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // stageFunc is a stage made of a function, for driving Run's control flow.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threadlab/threadlab/pipeline/stats"
+	"github.com/threadlab/threadlab/stats"
 )
 
 // Issue 9's acceptance on a command target with known service times: the

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/replicate"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // resolveJDKs gives each built-in variant that asks for a JDK its own

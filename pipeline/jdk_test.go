@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/replicate"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // TestResolveJDKs: jdk: per variant on a host like this one (Temurin 25

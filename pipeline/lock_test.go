@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // TestOneWriterPerRunID: two runs given one --run-id at once. Exactly one

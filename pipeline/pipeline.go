@@ -29,9 +29,9 @@ import (
 	"github.com/threadlab/threadlab/env/hosts"
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/preflight"
-	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/replicate"
 	"github.com/threadlab/threadlab/pipeline/trial"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // Stage is one step of a run. It returns an error only when the run cannot

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/console"
-	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/replicate"
+	"github.com/threadlab/threadlab/render/console"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // inproc launches an in-process HTTP server per target: /io?ms=N sleeps N

@@ -3,11 +3,11 @@ package pipeline
 import (
 	"fmt"
 
-	"github.com/threadlab/threadlab/pipeline/console"
+	"github.com/threadlab/threadlab/measure/load"
 	"github.com/threadlab/threadlab/pipeline/cost"
-	"github.com/threadlab/threadlab/pipeline/load"
-	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/replicate"
+	"github.com/threadlab/threadlab/render/console"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // Progress shows a run as it goes. Implementations must be cheap: Tick is

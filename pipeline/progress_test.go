@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/console"
 	"github.com/threadlab/threadlab/pipeline/cost"
-	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/replicate"
+	"github.com/threadlab/threadlab/render/console"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // TestNewETA: the console's ETA gets cost.Predict's costs. A fork of 3

@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // Reaggregate recomputes the derived files of a finished run directory

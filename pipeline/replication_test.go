@@ -20,13 +20,13 @@ import (
 
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/measure/load"
+	"github.com/threadlab/threadlab/measure/telemetry"
 	"github.com/threadlab/threadlab/pipeline"
-	"github.com/threadlab/threadlab/pipeline/console"
-	"github.com/threadlab/threadlab/pipeline/load"
-	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/replicate"
-	"github.com/threadlab/threadlab/pipeline/telemetry"
 	"github.com/threadlab/threadlab/pipeline/trial"
+	"github.com/threadlab/threadlab/render/console"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // repManifest writes and loads a manifest of fakeserver variants with the

@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/measure/telemetry"
 	"github.com/threadlab/threadlab/pipeline/replicate"
-	"github.com/threadlab/threadlab/pipeline/telemetry"
 	"github.com/threadlab/threadlab/pipeline/trial"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // noisyWindows makes the listed measured windows (1-based, in run order)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // TestResumeAfterTornFiles: a run stops after two trials, and the third

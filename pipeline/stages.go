@@ -15,11 +15,11 @@ import (
 	"github.com/threadlab/threadlab/env/postgres"
 	"github.com/threadlab/threadlab/env/targets"
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/record"
-	"github.com/threadlab/threadlab/pipeline/report"
-	"github.com/threadlab/threadlab/pipeline/stats"
+	"github.com/threadlab/threadlab/judge/verdicts"
 	"github.com/threadlab/threadlab/pipeline/trial"
-	"github.com/threadlab/threadlab/pipeline/verdicts"
+	"github.com/threadlab/threadlab/render/report"
+	"github.com/threadlab/threadlab/stats"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // version is set by the Makefile (-ldflags -X) to git describe.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // phased launches a real HTTP server per fork whose /io answers in 1 s

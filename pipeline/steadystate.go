@@ -1,8 +1,8 @@
 package pipeline
 
 import (
-	"github.com/threadlab/threadlab/pipeline/console"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/render/console"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // Steady state on the console: the per-fork selection itself is judging

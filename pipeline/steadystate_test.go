@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // TestAggregateFlagsUnsettled runs the aggregate stage on a trials.csv

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/load"
-	"github.com/threadlab/threadlab/pipeline/metric"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/measure/load"
+	"github.com/threadlab/threadlab/measure/metric"
 	"github.com/threadlab/threadlab/pipeline/replicate"
-	"github.com/threadlab/threadlab/pipeline/steady"
+	"github.com/threadlab/threadlab/stats/steady"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // warmup sends the fork's own load, untimed, before its measured

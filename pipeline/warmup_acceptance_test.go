@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/record"
-	"github.com/threadlab/threadlab/pipeline/stats"
+	"github.com/threadlab/threadlab/stats"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // warming launches a fresh HTTP server per fork whose /io answers in 150

@@ -2,7 +2,7 @@
 # bench-loadgen: threadlab's load generator against wrk and a net/http
 # client, side by side in one run (issue 3's acceptance test).
 #
-# A fast epoll server (pipeline/load/internal/benchserver) is pinned to CPU 1;
+# A fast epoll server (measure/load/internal/benchserver) is pinned to CPU 1;
 # each client in turn is pinned to CPU 0 and drives it with the same number
 # of keep-alive connections for the same time. Printed per client: requests
 # per second, CPU seconds used (user+sys, from bash's `time`) and requests
@@ -50,8 +50,8 @@ if [ -n "${THREADLAB:-}" ]; then
 else
 	go build -o "$tmp/threadlab" ./cmd/threadlab
 fi
-go build -o "$tmp/benchserver" ./pipeline/load/internal/benchserver
-go build -o "$tmp/nethttpbaseline" ./pipeline/load/internal/nethttpbaseline
+go build -o "$tmp/benchserver" ./measure/load/internal/benchserver
+go build -o "$tmp/nethttpbaseline" ./measure/load/internal/nethttpbaseline
 
 taskset -c "$SERVER_CPU" "$tmp/benchserver" -addr 127.0.0.1:0 >"$tmp/server.out" &
 server_pid=$!

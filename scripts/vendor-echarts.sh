@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Re-fetches the vendored Apache ECharts bundle that reports ship with
-# (pipeline/report/assets/echarts.min.js) from the npm registry and checks it
+# (render/report/assets/echarts.min.js) from the npm registry and checks it
 # against the pinned checksum, so the copy in git can be audited and
 # reproduced. Reports never load JavaScript from a CDN: they must work
 # offline from file://.
 #
 # The version follows go-echarts: v2.6.7 generates options for ECharts 5.4.3
 # (its README badge and docs/en-us/dive-into.md). Change VERSION and SHA256
-# together, and update pipeline/report/assets/README.md.
+# together, and update render/report/assets/README.md.
 #
 # usage: scripts/vendor-echarts.sh          fetch, verify, install into assets/
 #        scripts/vendor-echarts.sh --check  fetch, verify, compare with the committed copy
@@ -17,7 +17,7 @@ VERSION=5.4.3
 SHA256=1156429a16a38cb8604dcc6518c19406d4226142d908f8edd2e3531443c54d19
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-dest="$root/pipeline/report/assets"
+dest="$root/render/report/assets"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

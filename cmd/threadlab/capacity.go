@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/fleet"
-	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/measure/fleet"
+	"github.com/threadlab/threadlab/measure/load"
 )
 
 // tunedLimits are seed 002's tuned host: ip_local_port_range 1024-65535,

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/threadlab/threadlab/pipeline/diff"
-	"github.com/threadlab/threadlab/pipeline/metric"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/judge/diff"
+	"github.com/threadlab/threadlab/measure/metric"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 func init() {

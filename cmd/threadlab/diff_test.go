@@ -10,9 +10,9 @@ import (
 
 // The fixture runs of package diff: base, a rerun on the same host (same),
 // a 20% regression of virtual at burst=600 (slower), and a rerun on
-// another CPU and JDK (elsewhere). See pipeline/diff/fixture_test.go.
+// another CPU and JDK (elsewhere). See judge/diff/fixture_test.go.
 func fixtureRun(name string) string {
-	return filepath.Join("..", "..", "pipeline", "diff", "testdata", "runs", name)
+	return filepath.Join("..", "..", "judge", "diff", "testdata", "runs", name)
 }
 
 func TestDiffCommand(t *testing.T) {

@@ -11,9 +11,9 @@ import (
 
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline"
-	"github.com/threadlab/threadlab/pipeline/console"
-	"github.com/threadlab/threadlab/pipeline/dimension"
-	"github.com/threadlab/threadlab/pipeline/stats"
+	"github.com/threadlab/threadlab/render/console"
+	"github.com/threadlab/threadlab/stats"
+	"github.com/threadlab/threadlab/stats/dimension"
 )
 
 func init() {

@@ -21,7 +21,7 @@ import (
 	"github.com/threadlab/threadlab/env/remote/netnstest"
 	"github.com/threadlab/threadlab/env/supervise"
 	"github.com/threadlab/threadlab/env/targets"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // srvJava is a small JDK HTTP server on virtual threads that calls the

@@ -10,8 +10,8 @@ import (
 
 	"github.com/threadlab/threadlab/env/targets"
 	"github.com/threadlab/threadlab/internal/testenv"
-	"github.com/threadlab/threadlab/pipeline/record"
-	"github.com/threadlab/threadlab/pipeline/telemetry"
+	"github.com/threadlab/threadlab/measure/telemetry"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // TestRunSmokeJEP491 is issue 26's acceptance: jep491-pinning's smoke

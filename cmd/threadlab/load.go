@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/threadlab/threadlab/pipeline/fleet"
-	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/measure/fleet"
+	"github.com/threadlab/threadlab/measure/load"
 )
 
 // agentStdin is where `load --agent` reads the controller's messages.
@@ -36,7 +36,7 @@ type loadSpec struct {
 // Interrupting it (Ctrl-C) prints what was measured so far.
 //
 // Hidden: `threadlab load --agent` is one generator of several driven by a
-// controller (pipeline/fleet), usually through `ssh host threadlab load
+// controller (measure/fleet), usually through `ssh host threadlab load
 // --agent`: the plan comes on stdin, the result goes to stdout, and it stops
 // and exits when stdin closes.
 func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error {

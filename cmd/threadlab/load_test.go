@@ -23,8 +23,8 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/threadlab/threadlab/env/supervise"
-	"github.com/threadlab/threadlab/pipeline/fleet"
-	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/measure/fleet"
+	"github.com/threadlab/threadlab/measure/load"
 )
 
 func loadServer(t *testing.T) *httptest.Server {
@@ -373,7 +373,7 @@ func inProcessAgent(t *testing.T, name string) fleet.Agent {
 
 // One real agent process against two generators (a process and one in this
 // process) at the same total load: merged p50 and p99 agree within noise,
-// and the merged count is what the server served. As in pipeline/fleet's
+// and the merged count is what the server served. As in measure/fleet's
 // TestOneVersusTwoGenerators, the two run side by side, each against its
 // own server, so both see the same host.
 func TestLoadAgentsOneVersusTwo(t *testing.T) {
@@ -424,7 +424,7 @@ func TestLoadAgentsOneVersusTwo(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	// Agreement as in pipeline/fleet's agreeWithinNoise: the 99%
+	// Agreement as in measure/fleet's agreeWithinNoise: the 99%
 	// distribution-free intervals of each percentile (order statistics
 	// n·p ± 2.58·√(n·p·(1−p))) overlap, give or take a slack for what
 	// shifts a whole run together. That slack is wider here than there

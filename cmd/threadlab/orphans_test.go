@@ -27,7 +27,7 @@ import (
 
 	"github.com/threadlab/threadlab/env/postgres"
 	"github.com/threadlab/threadlab/env/targets"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 const testMainEnv = "THREADLAB_TEST_MAIN"

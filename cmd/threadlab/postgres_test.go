@@ -12,7 +12,7 @@ import (
 	"github.com/threadlab/threadlab/internal/testenv"
 
 	"github.com/threadlab/threadlab/env/postgres"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // poolSweepPostgres is seed 001's pool sweep at smoke size, on a real

@@ -10,10 +10,10 @@ import (
 	"strings"
 
 	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/judge/verdicts"
 	"github.com/threadlab/threadlab/pipeline"
-	"github.com/threadlab/threadlab/pipeline/record"
-	"github.com/threadlab/threadlab/pipeline/stats"
-	"github.com/threadlab/threadlab/pipeline/verdicts"
+	"github.com/threadlab/threadlab/stats"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // reevaluateRun recomputes the verdicts of one run directory with today's

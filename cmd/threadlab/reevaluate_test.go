@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // copyDir copies a run directory tree.

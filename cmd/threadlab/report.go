@@ -9,8 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/threadlab/threadlab/pipeline/record"
-	"github.com/threadlab/threadlab/pipeline/report"
+	"github.com/threadlab/threadlab/render/report"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 func init() {

@@ -14,7 +14,7 @@ import (
 // three experiments) into a temp dir and returns its data directory.
 func reportFixture(t *testing.T) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "pipeline", "report", "testdata", "data")
+	src := filepath.Join("..", "..", "render", "report", "testdata", "data")
 	dst := filepath.Join(t.TempDir(), "data")
 	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
 		if err != nil {

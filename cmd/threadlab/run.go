@@ -14,8 +14,8 @@ import (
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/internal/yamlpos"
 	"github.com/threadlab/threadlab/pipeline"
-	"github.com/threadlab/threadlab/pipeline/console"
 	"github.com/threadlab/threadlab/pipeline/cost"
+	"github.com/threadlab/threadlab/render/console"
 	"golang.org/x/term"
 )
 

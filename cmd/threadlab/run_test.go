@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // TestRunBadManifest: every malformed manifest exits 1 with file:line:col

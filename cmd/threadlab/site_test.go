@@ -10,7 +10,7 @@ import (
 )
 
 func TestSiteCommand(t *testing.T) {
-	data := "../../pipeline/report/testdata/data"
+	data := "../../render/report/testdata/data"
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), []string{"site", "--data", data, "--reports", out}, &stdout, &stderr); code != 0 {
@@ -45,7 +45,7 @@ func TestSiteCommand(t *testing.T) {
 // and exits 1.
 func TestSiteDuplicateRunID(t *testing.T) {
 	data := t.TempDir()
-	src := "../../pipeline/report/testdata/data/io-bound/20260301T101500Z-1a2b"
+	src := "../../render/report/testdata/data/io-bound/20260301T101500Z-1a2b"
 	for _, name := range []string{"20260301T101500Z-1a2b", "20260301T999999Z-copy"} {
 		dst := filepath.Join(data, "io-bound", name)
 		if err := os.CopyFS(dst, os.DirFS(src)); err != nil {

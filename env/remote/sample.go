@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/threadlab/threadlab/pipeline/telemetry"
+	"github.com/threadlab/threadlab/measure/telemetry"
 )
 
 // Telemetry on the host that runs the process (issue 25): during a trial

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/env/supervise"
-	"github.com/threadlab/threadlab/pipeline/telemetry"
+	"github.com/threadlab/threadlab/measure/telemetry"
 )
 
 // The sampler a multi-host run starts on the target host reads the

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/measure/load"
 )
 
 // approach is one of seed 002's four, as the variant properties that make it.

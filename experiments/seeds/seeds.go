@@ -5,7 +5,7 @@
 // claims.csv beside this file is its one source. METHODOLOGY.md's tables
 // ("Seed claims: where each one lives") are generated from it, and a test
 // fails when they disagree (go test ./experiments/seeds -update rewrites
-// them); the site's reproduction table (pipeline/report) reads it, so
+// them); the site's reproduction table (render/report) reads it, so
 // every seed claim is listed there, not only those a manifest encodes.
 package seeds
 

@@ -12,13 +12,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/threadlab/threadlab/pipeline/metric"
+	"github.com/threadlab/threadlab/measure/metric"
 )
 
 // The seed write-ups' own results tables, as data: tables.csv holds, one
 // figure per line, what a write-up measured per approach and scenario,
 // keyed by the seed and the experiment that re-runs it, so the report can
-// set the seed's row beside our medians (pipeline/report/seedtable.go).
+// set the seed's row beside our medians (render/report/seedtable.go).
 // Figures are copied as the write-up gives them ("~42", ">99.9", a range
 // "32-34"), never recomputed, except that a request count over the seed's
 // run becomes a rate (note says the count and the duration) so it can sit
@@ -38,7 +38,7 @@ type Figure struct {
 	Users      int    // the seed's connections or concurrent requests in that scenario
 	Approach   string // the seed's name for the approach
 	Variant    string // our variant that re-runs the approach
-	Metric     string // our metric the figure sits beside (pipeline/metric)
+	Metric     string // our metric the figure sits beside (measure/metric)
 	Value      string // as the write-up gives it: 100, ~42, >99.9, 32-34
 	Note       string // what the seed measured, where it differs from ours: "average, % of the whole host"
 	From       string // where in the write-up the figure comes from

@@ -24,15 +24,15 @@ type layer struct {
 // higher one.
 var layers = []layer{
 	{"data on disk, and helpers that import nothing of ours", []string{
-		"pipeline/record", "pipeline/markdown", "pipeline/digits", "internal/testenv", "internal/layers", "internal/yamlpos",
-		"cmd/threadlab/internal/fakeserver", "pipeline/load/internal/benchserver", "pipeline/load/internal/nethttpbaseline"}},
+		"store/record", "store/markdown", "store/digits", "internal/testenv", "internal/layers", "internal/yamlpos",
+		"cmd/threadlab/internal/fakeserver", "measure/load/internal/benchserver", "measure/load/internal/nethttpbaseline"}},
 	{"measuring, hosts", []string{
-		"pipeline/load", "pipeline/fleet", "pipeline/bounds", "pipeline/metric", "pipeline/metric/metrictest", "pipeline/telemetry",
+		"measure/load", "measure/fleet", "measure/bounds", "measure/metric", "measure/metric/metrictest", "measure/telemetry",
 		"env", "env/supervise", "env/downstream", "env/postgres", "env/targets", "env/hosts", "env/remote", "env/remote/netnstest"}},
-	{"statistics", []string{"pipeline/stats", "pipeline/steady", "pipeline/dimension"}},
+	{"statistics", []string{"stats", "stats/steady", "stats/dimension"}},
 	{"the manifest", []string{"experiments", "experiments/seeds"}},
-	{"reading runs", []string{"pipeline/verdicts", "pipeline/diff", "pipeline/across"}},
-	{"rendering", []string{"pipeline/report", "pipeline/console"}},
+	{"reading runs", []string{"judge/verdicts", "judge/diff", "judge/across"}},
+	{"rendering", []string{"render/report", "render/console"}},
 	{"running a plan", []string{"pipeline/preflight", "pipeline/replicate", "pipeline/cost", "pipeline/trial"}},
 	{"the orchestrator", []string{"pipeline"}},
 	{"the CLI", []string{"cmd/threadlab"}},
@@ -56,26 +56,70 @@ func TestLayers(t *testing.T) {
 	}
 }
 
+// folders says which layer each top-level folder holds: the tree shows
+// the layers (README.md, Layout). pipeline/ holds the orchestrator and,
+// one level down, its rooms ("running a plan"); measure/ and env/ are one
+// layer, what is measured and the hosts it is measured on.
+var folders = map[string]string{
+	"store":       "data on disk, and helpers that import nothing of ours",
+	"internal":    "data on disk, and helpers that import nothing of ours",
+	"measure":     "measuring, hosts",
+	"env":         "measuring, hosts",
+	"stats":       "statistics",
+	"experiments": "the manifest",
+	"judge":       "reading runs",
+	"render":      "rendering",
+	"pipeline/":   "running a plan", // pipeline's sub-packages
+	"pipeline":    "the orchestrator",
+	"cmd":         "the CLI",
+}
+
+// TestFoldersTellLayers: every package sits in the layer its top-level
+// folder names, so the tree reads as the drawing. A package under an
+// internal/ folder is a private helper of the package above it and may sit
+// lower (the load generator's benchmark server is a leaf).
+func TestFoldersTellLayers(t *testing.T) {
+	for _, l := range layers {
+		for _, pkg := range l.pkgs {
+			if strings.Contains(pkg, "/internal/") {
+				continue
+			}
+			top, _, nested := strings.Cut(pkg, "/")
+			want, ok := folders[top]
+			if nested && top == "pipeline" {
+				want, ok = folders["pipeline/"]
+			}
+			if !ok {
+				t.Errorf("package %s is in top-level folder %s/, which names no layer: add the folder to folders or move the package", pkg, top)
+				continue
+			}
+			if want != l.name {
+				t.Errorf("package %s is in layer %q but its folder %s/ holds %q: move it to the folder of its layer", pkg, l.name, top, want)
+			}
+		}
+	}
+}
+
 // TestViolations: the check itself, on a small graph that breaks each rule.
 func TestViolations(t *testing.T) {
 	table := []layer{
-		{"leaves", []string{"pipeline/record", "pipeline/stats"}},
-		{"judging", []string{"pipeline/verdicts"}},
+		{"leaves", []string{"store/record", "stats"}},
+		{"judging", []string{"judge/verdicts"}},
 		{"orchestrator", []string{"pipeline"}},
 		{"gone", []string{"pipeline/old"}},
 	}
 	graph := map[string][]string{
-		"pipeline/record":   nil,
-		"pipeline/stats":    {"pipeline/record"},                                   // same layer: allowed
-		"pipeline/verdicts": {"pipeline/stats", "pipeline"},                        // climbs to the orchestrator
-		"pipeline":          {"pipeline/verdicts", "pipeline/record"},              // down: allowed
-		"pipeline/new":      {"pipeline/record"},                                   // not placed
-		"pipeline/record2":  {},                                                    // not placed either
-		"cmd/x":             {"pipeline", "pipeline/verdicts", "pipeline/record3"}, // unplaced importer, unknown import
+		"store/record":     nil,
+		"stats":            {"store/record"},                                   // same layer: allowed
+		"judge/verdicts":   {"stats", "pipeline"},                              // climbs to the orchestrator
+		"pipeline":         {"judge/verdicts", "store/record"},                 // down: allowed
+		"pipeline/new":     {"store/record"},                                   // not placed
+		"pipeline/record2": {},                                                 // not placed either
+		"cmd/x":            {"pipeline", "judge/verdicts", "pipeline/record3"}, // unplaced importer, unknown import
 	}
 	got := violations(graph, table)
 	for _, want := range []string{
-		"pipeline/verdicts (layer 2, judging) imports pipeline (layer 3, orchestrator)",
+		"judge/verdicts (layer 2, judging) imports pipeline (layer 3, orchestrator)",
 		"package cmd/x is in no layer",
 		"package pipeline/new is in no layer",
 		"package pipeline/record2 is in no layer",

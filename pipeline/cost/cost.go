@@ -18,10 +18,10 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/load"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/judge/verdicts"
+	"github.com/threadlab/threadlab/measure/load"
 	"github.com/threadlab/threadlab/pipeline/replicate"
-	"github.com/threadlab/threadlab/pipeline/verdicts"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // Assumed costs when no earlier run of the experiment measured them.

@@ -19,8 +19,8 @@ import (
 
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/load"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/measure/load"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // Host limits, honestly (issue 12): a plan that needs more file

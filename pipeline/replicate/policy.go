@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/record"
-	"github.com/threadlab/threadlab/pipeline/stats"
-	"github.com/threadlab/threadlab/pipeline/verdicts"
+	"github.com/threadlab/threadlab/judge/verdicts"
+	"github.com/threadlab/threadlab/stats"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // Policy is the run's bookkeeping of forks x iterations: retries spent per

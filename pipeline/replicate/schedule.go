@@ -18,8 +18,8 @@ import (
 	"strconv"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/record"
-	"github.com/threadlab/threadlab/pipeline/verdicts"
+	"github.com/threadlab/threadlab/judge/verdicts"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // Cell is one variant at one sweep point.

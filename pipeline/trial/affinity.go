@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/threadlab/threadlab/env"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // maxPids is how many pids an affinity entry of run.json lists.

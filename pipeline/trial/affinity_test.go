@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/threadlab/threadlab/env"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // TestReadBack reads this test's own process: once per role and pid

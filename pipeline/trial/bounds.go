@@ -5,15 +5,15 @@ import (
 	"strings"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/bounds"
-	"github.com/threadlab/threadlab/pipeline/load"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/measure/bounds"
+	"github.com/threadlab/threadlab/measure/load"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // CheckBounds records each row's burst release spread and makes a row
 // invalid, with the reason, when its measurement could not have happened
 // as designed: a split burst whose shares left too far apart, or a time
-// below the floor of the design (pipeline/bounds).
+// below the floor of the design (measure/bounds).
 func CheckBounds(m *experiments.Manifest, v experiments.Variant, plan load.Plan, res *load.Result, rows []record.Trial) {
 	for i := range rows {
 		r := &rows[i]

@@ -3,9 +3,9 @@ package trial
 import (
 	"fmt"
 
-	"github.com/threadlab/threadlab/pipeline/load"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/measure/load"
 	"github.com/threadlab/threadlab/pipeline/replicate"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // SaveHistograms writes a trial's latency histograms to

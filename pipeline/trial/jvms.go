@@ -9,7 +9,7 @@ import (
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/env/targets"
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // JVMs is how each variant's built-in target starts: the JDK it runs on

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // aotRun is one built-in-target variant whose jar is not a real Spring

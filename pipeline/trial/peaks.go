@@ -3,9 +3,9 @@ package trial
 import (
 	"math"
 
-	"github.com/threadlab/threadlab/pipeline/load"
-	"github.com/threadlab/threadlab/pipeline/record"
-	"github.com/threadlab/threadlab/pipeline/telemetry"
+	"github.com/threadlab/threadlab/measure/load"
+	"github.com/threadlab/threadlab/measure/telemetry"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // setPeaks fills a trials.csv row's seed-002 measures: the group's 2xx

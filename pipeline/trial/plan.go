@@ -2,7 +2,7 @@ package trial
 
 import (
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/load"
+	"github.com/threadlab/threadlab/measure/load"
 	"github.com/threadlab/threadlab/pipeline/replicate"
 )
 

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/threadlab/threadlab/pipeline/load"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/measure/load"
+	"github.com/threadlab/threadlab/measure/telemetry"
 	"github.com/threadlab/threadlab/pipeline/replicate"
-	"github.com/threadlab/threadlab/pipeline/telemetry"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // Rows turns a window's load result and the server samples into

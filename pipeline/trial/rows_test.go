@@ -10,10 +10,10 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/pipeline/load"
-	"github.com/threadlab/threadlab/pipeline/record"
+	"github.com/threadlab/threadlab/measure/load"
+	"github.com/threadlab/threadlab/measure/telemetry"
 	"github.com/threadlab/threadlab/pipeline/replicate"
-	"github.com/threadlab/threadlab/pipeline/telemetry"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 func gapJob() replicate.Job {

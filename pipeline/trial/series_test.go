@@ -3,7 +3,7 @@ package trial
 import (
 	"testing"
 
-	"github.com/threadlab/threadlab/pipeline/telemetry"
+	"github.com/threadlab/threadlab/measure/telemetry"
 )
 
 // TestSeriesVirtualThreads: series.csv records threadlab_virtual_inflight

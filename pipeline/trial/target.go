@@ -28,8 +28,8 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/env/supervise"
-	"github.com/threadlab/threadlab/pipeline/record"
 	"github.com/threadlab/threadlab/pipeline/replicate"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // Target is one running system under test.

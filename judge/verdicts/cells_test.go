@@ -1,0 +1,93 @@
+package verdicts
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/threadlab/threadlab/measure/telemetry"
+	"github.com/threadlab/threadlab/stats"
+	"github.com/threadlab/threadlab/store/record"
+	"gopkg.in/yaml.v3"
+)
+
+// TestDependsOn: which cells (variant x point) a claim's check reads.
+func TestDependsOn(t *testing.T) {
+	point := map[string]string{"pool": "20", "users": "100"}
+	tests := []struct {
+		check string
+		want  bool
+		why   string
+	}{
+		{`{metric: rps, compare: [virtual, platform]}`, true, "a compared variant, no point filter"},
+		{`{metric: rps, compare: [webflux, platform]}`, false, "another pair of variants"},
+		{`{metric: rps, compare: [virtual, platform], where: {pool: ["20", "40"]}}`, true, "the point is in where"},
+		{`{metric: rps, compare: [virtual, platform], where: {pool: ["5"]}}`, false, "the point is not in where"},
+		{`{metric: rps, variant: virtual, flat_over: {pool: ["20", "40"]}}`, true, "a flat_over level"},
+		{`{metric: rps, variant: virtual, flat_over: {pool: ["40", "80"]}}`, false, "not a flat_over level"},
+		{`{metric: rps, variant: virtual, increases_over: {pool: ["5", "20"]}}`, true, "a trend level"},
+	}
+	for _, tt := range tests {
+		var k stats.Check
+		if err := yaml.Unmarshal([]byte(tt.check), &k); err != nil {
+			t.Fatalf("%s: %v", tt.check, err)
+		}
+		if got := DependsOn(k, "virtual", point); got != tt.want {
+			t.Errorf("%s: DependsOn(virtual pool=20;users=100) = %v, want %v", tt.why, got, tt.want)
+		}
+	}
+}
+
+// TestCapByForks: a verdict on a cell with fewer than stats.MinReplicates
+// forks is held back as inconclusive, leaning to what it said.
+func TestCapByForks(t *testing.T) {
+	k := stats.Check{Metric: "rps", Compare: []string{"a", "b"}, AtLeast: stats.F(1.5)}
+	cell := func(v string, n int) stats.Cell {
+		c := stats.Cell{Variant: v, Metric: "rps"}
+		for i := 0; i < n; i++ {
+			c.Values = append(c.Values, float64(100+i))
+		}
+		return c
+	}
+	tests := []struct {
+		cells  []stats.Cell
+		status string
+		leans  string
+		why    string
+	}{
+		{[]stats.Cell{cell("a", 3), cell("b", 3)}, stats.Supported, "", "three forks each: the verdict stands"},
+		{[]stats.Cell{cell("a", 2), cell("b", 5)}, stats.Inconclusive, stats.Supported, "two forks of a: at most inconclusive, leaning to what it said"},
+		{[]stats.Cell{cell("a", 5), cell("b", 5), cell("c", 1)}, stats.Supported, "", "a cell the claim does not read does not count"},
+	}
+	for _, tt := range tests {
+		v := stats.Verdict{Status: stats.Supported}
+		capByForks(&v, k, tt.cells)
+		if v.Status != tt.status || v.Leans != tt.leans {
+			t.Errorf("%s: status %s leans %q, want %s %q", tt.why, v.Status, v.Leans, tt.status, tt.leans)
+		}
+		if tt.status == stats.Inconclusive && !strings.Contains(v.Reason, "a rests on 2 fork(s)") {
+			t.Errorf("%s: reason %q does not say which cell has too few forks", tt.why, v.Reason)
+		}
+	}
+}
+
+// TestForkValues: one median per fork, the unit of replication; a value
+// a telemetry flag spoils is left out.
+func TestForkValues(t *testing.T) {
+	rows := []record.Trial{
+		{Fork: 1, Iteration: 1, RPS: 100, TargetCPUPct: 50},
+		{Fork: 1, Iteration: 2, RPS: 110, TargetCPUPct: 0, Flags: telemetry.FlagPidGone},
+		{Fork: 1, Iteration: 3, RPS: 90, TargetCPUPct: 52},
+		{Fork: 2, Iteration: 1, RPS: 200, TargetCPUPct: 60},
+		{Trial: 9, RPS: 300}, // a row from before forks: a fork of its own
+	}
+	med, forks := ForkValues(rows, "rps")
+	// Fork 1: median of 100, 110, 90 = 100; fork 2: 200; the legacy row: 300.
+	if len(med) != 3 || med[0] != 100 || med[1] != 200 || med[2] != 300 || len(forks[0]) != 3 {
+		t.Errorf("rps per fork %v (%v), want [100 200 300] with fork 1's three iterations kept", med, forks)
+	}
+	// pid_gone spoils target_cpu_pct: fork 1 keeps 50 and 52, median 51.
+	med, _ = ForkValues(rows, "target_cpu_pct")
+	if len(med) != 3 || med[0] != 51 {
+		t.Errorf("target_cpu_pct per fork %v: want fork 1 = 51, the flagged 0 left out", med)
+	}
+}

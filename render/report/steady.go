@@ -1,0 +1,184 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/threadlab/threadlab/judge/verdicts"
+	"github.com/threadlab/threadlab/measure/metric"
+	"github.com/threadlab/threadlab/store/record"
+)
+
+// The steady-state table (issues 10 and 20): per cell of the measured
+// group, how its forks were classified (flat, warm-up, slowdown, no steady
+// state) and on what (iterations or seconds), whether the forks agree, how
+// many iterations were left out before their steady state, which forks were
+// excluded for never reaching one, and how each fork's warm-up ended; then
+// each fork's series with its steady start marked (charts_steady.go). It is
+// read from steady.json, which runs made before it existed lack: the
+// section is then left out.
+
+// steadyView is the template data of the "steady" block.
+type steadyView struct {
+	Metric string
+	Sweep  bool
+	Rows   []steadyRow
+	First  *firstView // the run-wide first-iteration test of a run made before issue 20; nil without one
+	Rule   string     // steady.json's rule ("" before issue 20)
+	// Warmup is the rule the run's until-steady warm-ups stopped by, from
+	// steady.json's rule (verdicts.WarmupClause).
+	Warmup string
+	// Every names the metrics that read every valid iteration because they
+	// do not warm up ("" for runs judged before per-metric selection).
+	Every  string
+	Charts []*chart // each cell's forks, steady start marked
+}
+
+// firstView is steady.json's first_iteration for the template.
+type firstView struct {
+	record.FirstIteration
+}
+
+// PText renders the sign test's p-value.
+func (f firstView) PText() string { return fmt.Sprintf("%.2g", f.P) }
+
+type steadyRow struct {
+	Variant, Point                   string
+	Flat, Warmup, Slowdown, Unsteady int
+	Consistency                      string
+	Sweep                            bool // the run has sweep points: show the point column
+	Bad                              bool // a fork never settled or slowed down
+	Excluded                         int
+	Windows                          string // "3 of 4 flat", "" without windows
+	WarmupNote                       string
+	Basis                            string // what the forks were classified on: "iterations", "seconds", ...
+	Steady                           int    // forks the verdicts use
+	Dropped                          string // forks excluded for never reaching a steady state, "2, 5"
+}
+
+// Steady returns the steady-state table, or nil when the run has no
+// steady.json (or it cannot be read: the report says nothing rather than
+// fail the page; the data stay on disk).
+func (v *runView) Steady() *steadyView {
+	if v.run == nil || v.run.Dir == "" {
+		return nil
+	}
+	st, ok, err := record.ReadSteady(v.run.Dir)
+	if err != nil || !ok {
+		return nil
+	}
+	out := &steadyView{Metric: st.Metric, Rule: st.Rule, Warmup: verdicts.WarmupClause(st.Rule)}
+	if out.Warmup == "" {
+		out.Warmup = "last 4 no longer improve on the 4 before"
+	}
+	var every []string
+	for _, name := range st.EveryIteration {
+		every = append(every, metric.Label(name))
+	}
+	out.Every = strings.Join(every, ", ")
+	if st.FirstIteration != nil {
+		out.First = &firstView{*st.FirstIteration}
+	}
+	for _, c := range st.Cells {
+		if c.Group != v.run.Meta.Measured && v.run.Meta.Measured != "" {
+			continue
+		}
+		r := steadyRow{Variant: c.Variant, Point: c.Point, Consistency: orDash(c.Consistency), Excluded: c.Excluded,
+			Flat: c.Counts["flat"], Warmup: c.Counts["warmup"], Slowdown: c.Counts["slowdown"], Unsteady: c.Counts["no steady state"]}
+		r.Bad = r.Unsteady > 0 || r.Slowdown > 0
+		if len(c.Windows) > 0 {
+			flat := 0
+			for _, w := range c.Windows {
+				if w.Class == "flat" {
+					flat++
+				}
+			}
+			r.Windows = fmt.Sprintf("%d of %d flat", flat, len(c.Windows))
+		}
+		r.WarmupNote = c.WarmupNote
+		if st.Rule != "" {
+			r.WarmupNote = warmupSummary(c)
+			r.Basis, r.Steady, r.Dropped = basisOf(c), c.SteadyForks, joinInts(c.ExcludedForks)
+			r.Bad = r.Bad || r.Dropped != ""
+		}
+		out.Sweep = out.Sweep || c.Point != ""
+		out.Rows = append(out.Rows, r)
+	}
+	if len(out.Rows) == 0 {
+		return nil
+	}
+	for i := range out.Rows {
+		out.Rows[i].Sweep = out.Sweep
+	}
+	out.Charts = v.forkCharts(st)
+	return out
+}
+
+// basisOf names what a cell's forks were classified on, "iterations" or
+// "seconds" (the first that any fork used), "cold", or "too few points".
+func basisOf(c record.SteadyCell) string {
+	seen := ""
+	for _, f := range c.Forks {
+		switch f.Basis {
+		case "iterations", "seconds":
+			return f.Basis
+		case "":
+		default:
+			seen = f.Basis
+		}
+	}
+	return orDash(seen)
+}
+
+// warmupSummary says how a cell's forks' warm-ups ended: "5 of 5 steady
+// after 8-14 rounds (9.5-17.0 s)", or the fixed warm-up's rounds.
+func warmupSummary(c record.SteadyCell) string {
+	n, steady, maxed := 0, 0, 0
+	var rounds, secs []float64
+	for _, f := range c.Forks {
+		if f.WarmupRounds == 0 {
+			continue
+		}
+		n++
+		rounds, secs = append(rounds, float64(f.WarmupRounds)), append(secs, f.WarmupMs/1000)
+		switch f.WarmupStop {
+		case "steady":
+			steady++
+		case "max":
+			maxed++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	span := func(xs []float64, format string) string {
+		lo, hi := xs[0], xs[0]
+		for _, x := range xs {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		if lo == hi {
+			return fmt.Sprintf(format, lo)
+		}
+		return fmt.Sprintf(format, lo) + "-" + fmt.Sprintf(format, hi)
+	}
+	what := fmt.Sprintf("%s rounds (%s s)", span(rounds, "%.0f"), span(secs, "%.1f"))
+	if steady+maxed == 0 {
+		return "fixed: " + what
+	}
+	s := fmt.Sprintf("%d of %d steady after %s", steady, n, what)
+	if maxed > 0 {
+		s += fmt.Sprintf("; %d reached max", maxed)
+	}
+	return s
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// PointText renders a row's sweep point for the table.
+func (r steadyRow) PointText() string { return strings.ReplaceAll(r.Point, ";", ", ") }

@@ -1,0 +1,154 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	mstats "github.com/montanaflynn/stats"
+
+	"github.com/threadlab/threadlab/store/digits"
+)
+
+// Flag codes. They are data: carried to summary.csv and the report, and
+// they weaken claim verdicts (see Evaluate).
+const (
+	FlagNoisyCV       = "noisy-cv"        // CV >= NoisyCV
+	FlagOutlierTrial  = "outlier-trial"   // a trial >= OutlierDeviation away from the median
+	FlagSlowFirst     = "slow-first"      // the first trial is much worse than the others
+	FlagFewTrialsCI   = "few-trials-ci"   // fewer than MinTrialsCI trials: no interval of the median
+	FlagFewTrialsTest = "few-trials-test" // fewer than MinTrialsTest trials: no comparison can be significant
+)
+
+// NoisyCV is pyperf's stability threshold: a standard deviation of 10% of the
+// mean or more makes a single summary number untrustworthy.
+const NoisyCV = 0.10
+
+// OutlierDeviation is seed 000's swing: one trial of identical runs landed
+// more than 50% away from the others (795 ms vs 1247 ms).
+const OutlierDeviation = 0.50
+
+// Slow-first thresholds. The first trial is "much" worse when it is the worst
+// trial of all, at least SlowFirstRel worse than the median of the other
+// trials (the same 10% that makes a cell noisy), and more than SlowFirstZ
+// robust standard deviations away from it. The robust standard deviation is
+// 1.4826 x the median absolute deviation of the other trials, floored at 1%
+// of their median so that near-identical trials do not turn a trivial gap
+// into an infinite score. This is hyperfine's modified z-score test on the
+// first run (Iglewicz and Hoaglin's 3.5 cut-off; hyperfine uses 14 because it
+// takes many more runs than a load test has trials), plus a practical floor.
+const (
+	SlowFirstRel = 0.10
+	SlowFirstZ   = 3.5
+)
+
+// MinTrialsTest is the smallest number of trials per side for which the
+// two-sided Mann-Whitney U test can reach p < 0.05: the smallest possible p
+// is 2/C(2n, n), which is 0.100 for 3+3 and 0.029 for 4+4.
+const MinTrialsTest = 4
+
+// Flag is one noise or validity warning about a cell.
+type Flag struct {
+	Code    string
+	Message string
+}
+
+func (f Flag) String() string { return f.Code + ": " + f.Message }
+
+// Codes returns the codes of fs in order, for a summary.csv column.
+func Codes(fs []Flag) []string {
+	codes := make([]string, len(fs))
+	for i, f := range fs {
+		codes[i] = f.Code
+	}
+	return codes
+}
+
+// Flags checks one cell's trial values, given in the order the trials ran
+// (the slow-first check needs it). higherIsBetter gives the direction of the
+// metric (see HigherIsBetter): for throughput "slower" means lower. Each code
+// appears at most once; outlier-trial names every offending trial.
+func Flags(xs []float64, higherIsBetter bool) []Flag {
+	var fs []Flag
+	n := len(xs)
+	if n < MinTrialsTest {
+		fs = append(fs, Flag{FlagFewTrialsTest, fmt.Sprintf(
+			"%d trials; a comparison needs at least %d per variant to reach p < 0.05 (set trials: %d or more)",
+			n, MinTrialsTest, MinTrialsCI)})
+	}
+	if n < MinTrialsCI {
+		fs = append(fs, Flag{FlagFewTrialsCI, fmt.Sprintf(
+			"%d trials; a 95%% interval of the median needs at least %d (set trials: %d or more)",
+			n, MinTrialsCI, MinTrialsCI)})
+	}
+	if n == 0 {
+		return fs
+	}
+	s := Summarize(xs)
+	if s.CV >= NoisyCV {
+		fs = append(fs, Flag{FlagNoisyCV, fmt.Sprintf(
+			"CV %.1f%% >= %.0f%%: the trials disagree more than a single number can say", 100*s.CV, 100*NoisyCV)})
+	}
+	if s.Median != 0 {
+		var far []string
+		for i, x := range xs {
+			d := (x - s.Median) / math.Abs(s.Median)
+			if math.Abs(d) >= OutlierDeviation {
+				side := "above"
+				if d < 0 {
+					side = "below"
+				}
+				far = append(far, fmt.Sprintf("trial %d (%s) is %.0f%% %s the median %s",
+					i+1, fmtNum(x), 100*math.Abs(d), side, fmtNum(s.Median)))
+			}
+		}
+		if len(far) > 0 {
+			fs = append(fs, Flag{FlagOutlierTrial, strings.Join(far, "; ") +
+				fmt.Sprintf(" (>= %.0f%% away: look for a busy host or a cold start in that trial)", 100*OutlierDeviation)})
+		}
+	}
+	if f, ok := slowFirst(xs, higherIsBetter); ok {
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+// slowFirst applies the slow-first rule documented at SlowFirstRel.
+func slowFirst(xs []float64, higherIsBetter bool) (Flag, bool) {
+	if len(xs) < 3 {
+		return Flag{}, false
+	}
+	// worse(a, b) is how much worse a is than b, in the metric's units.
+	worse := func(a, b float64) float64 {
+		if higherIsBetter {
+			return b - a
+		}
+		return a - b
+	}
+	first, rest := xs[0], xs[1:]
+	for _, x := range rest {
+		if worse(first, x) <= 0 {
+			return Flag{}, false // not the worst trial
+		}
+	}
+	med := median(rest)
+	if med == 0 {
+		return Flag{}, false
+	}
+	gap := worse(first, med)
+	rel := gap / math.Abs(med)
+	mad, _ := mstats.MedianAbsoluteDeviationPopulation(rest)
+	sigma := math.Max(1.4826*mad, 0.01*math.Abs(med))
+	z := gap / sigma
+	if rel < SlowFirstRel || z <= SlowFirstZ {
+		return Flag{}, false
+	}
+	return Flag{FlagSlowFirst, fmt.Sprintf(
+		"trial 1 (%s) is %.0f%% worse than the median of the others (%s), %.1f robust standard deviations away: "+
+			"the warm-up is probably too short (lengthen load.warmup)",
+		fmtNum(first), 100*rel, fmtNum(med), z)}, true
+}
+
+// fmtNum prints a measured value in a sentence (digits.Flag): whole
+// numbers from 100 up, one decimal from 10, three significant digits below.
+func fmtNum(x float64) string { return digits.Format(x, digits.Flag) }
