@@ -71,9 +71,17 @@ func (v *runView) Steady() *steadyView {
 	if out.Warmup == "" {
 		out.Warmup = "last 4 no longer improve on the 4 before"
 	}
+	// Name only the counts this run summarised: the full list (asked rate,
+	// cool-down, ...) buries the two or three a reader cares about.
+	inRun := map[string]bool{}
+	for _, s := range v.run.Summary {
+		inRun[s.Metric] = true
+	}
 	var every []string
 	for _, name := range st.EveryIteration {
-		every = append(every, metric.Label(name))
+		if inRun[name] {
+			every = append(every, metric.Label(name))
+		}
 	}
 	out.Every = strings.Join(every, ", ")
 	if st.FirstIteration != nil {
