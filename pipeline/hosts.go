@@ -541,11 +541,23 @@ func (hr *hostRun) drive(ctx context.Context, s *State, plan load.Plan, w window
 		}
 		s.Logf("load generators started on %s in %s; they stay for the run", strings.Join(ag.fleet.Names(), ", "), time.Since(t0).Round(time.Millisecond))
 	}
+	// The host samplers' window opens at the planned release and closes
+	// once the answers are back over ssh; they are told afterwards the
+	// actual release (after the agents' connects) and the last answer,
+	// and report the target's CPU between those (endAt). Any other window
+	// closes when the answers are back.
+	var released time.Time
 	h := fleet.Hooks{}
 	if w != nil {
-		h = fleet.Hooks{Release: w.begin, Done: w.end}
+		h = fleet.Hooks{Release: func() { released = time.Now(); w.begin() }}
 	}
 	res, offs, err := ag.fleet.Run(ctx, plan, h)
+	if ew, ok := w.(edgesWindow); ok && err == nil && res != nil && !released.IsZero() {
+		first, last := loadEdges(res)
+		ew.endAt(first.Sub(released), last.Sub(released))
+	} else if w != nil {
+		w.end()
+	}
 	s.mu.Lock()
 	hr.rec.Offsets = append(hr.rec.Offsets, offs...)
 	s.mu.Unlock()
@@ -556,6 +568,33 @@ func (hr *hostRun) drive(ctx context.Context, s *State, plan load.Plan, w window
 		return nil, err
 	}
 	return res, nil
+}
+
+// edgesWindow is a window told its edges once it closes (hostSampling):
+// the load's release and last answer, after its begin.
+type edgesWindow interface {
+	window
+	endAt(from, to time.Duration)
+}
+
+// loadEdges are a merged result's release and last answer, on the
+// controller's clock: the earliest group's release (a burst's, once its
+// connections are up; any other group's first send is at Start) and the
+// latest group's release plus its wall (first send to last answer).
+func loadEdges(res *load.Result) (first, last time.Time) {
+	for i, g := range res.Groups {
+		at := res.Start.Add(g.Release)
+		if i == 0 || at.Before(first) {
+			first = at
+		}
+		if end := at.Add(g.Wall); i == 0 || end.After(last) {
+			last = end
+		}
+	}
+	if len(res.Groups) == 0 {
+		first, last = res.Start, res.Start
+	}
+	return first, last
 }
 
 // runLoad runs a load plan: here, or on the load hosts of a multi-host run.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/threadlab/threadlab/env/remote"
 	"github.com/threadlab/threadlab/measure/load"
@@ -161,6 +162,25 @@ func (hs *hostSampling) end() {
 	}
 }
 
+// endAt ends every host's window and sets its edges afterwards: the
+// load's actual release and its last answer, from and to after begin
+// (remote.Sampling.EndAt). begin runs at the planned release, before a
+// load agent has opened its connections, and endAt once the answers have
+// come back over ssh; on one machine the window opens at the burst's
+// release, after its connects, and closes at load.Run's return, so
+// neither the target's accepting of the load's connections nor its
+// closing them, nor the ssh round trips, belong in it.
+func (hs *hostSampling) endAt(from, to time.Duration) {
+	if hs == nil {
+		return
+	}
+	for _, r := range hs.runs {
+		if r != nil {
+			r.EndAt(from, to)
+		}
+	}
+}
+
 // stop ends the samplers and folds the target host's samples into the
 // trial's (sampled here for the JVM scrape): its process and host columns
 // replace this machine's, and its flags this machine's process flags (the
@@ -198,6 +218,10 @@ func (hs *hostSampling) stop(s *State, local []telemetry.Sample, flags []telemet
 			local = withProcess(local, samples)
 			flags = append(flags, fl...)
 			hs.cpu = r.CPU()
+			if from, to, closed, closedSec, ok := r.Edges(); ok && hs.cpu.OK {
+				s.Logf("target host %s: target CPU %.4f s from the release (%.1f ms after the planned one) to the last answer (%.1f ms after it); from the planned release to the sampler's end of stdin (%.1f ms later) it would read %.4f s",
+					name, hs.cpu.Sec, float64(from)/1e6, float64(to-from)/1e6, float64(closed-to)/1e6, closedSec)
+			}
 		}
 	}
 	return local, flags, noise, reasons

@@ -3,11 +3,15 @@ package pipeline
 import (
 	"context"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/threadlab/threadlab/env/remote"
 	"github.com/threadlab/threadlab/measure/load"
 	"github.com/threadlab/threadlab/measure/telemetry"
 	"github.com/threadlab/threadlab/store/record"
@@ -125,5 +129,88 @@ func TestTrialCPUSeconds(t *testing.T) {
 		if want := tr.TargetCPUSec * 1000 / 40; math.Abs(tr.TargetCPUMsPerReq-want) > 0.01 {
 			t.Errorf("%s trial %d: %v CPU-ms per request, want %v (%v CPU-s over 40 requests)", tr.Variant, tr.Trial, tr.TargetCPUMsPerReq, want, tr.TargetCPUSec)
 		}
+	}
+}
+
+// loadEdges: a multi-host trial's window is told afterwards where the
+// load began and ended on the controller's clock: the earliest group's
+// release (a burst's once its connections are up, not the agreed start
+// before its connects) and the latest group's last answer.
+func TestLoadEdges(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	ms := time.Millisecond
+	tests := []struct {
+		why         string
+		groups      []load.GroupResult
+		first, last time.Duration // after Start
+	}{
+		{why: "one burst of one generator, released 140 ms after the start (its 600 connects), answered in 400 ms",
+			groups: []load.GroupResult{{Model: "burst", Release: 140 * ms, Wall: 400 * ms}}, first: 140 * ms, last: 540 * ms},
+		{why: "a burst and a closed group: the closed one sends at the start and ends last",
+			groups: []load.GroupResult{{Model: "burst", Release: 50 * ms, Wall: 300 * ms}, {Model: "closed", Wall: 900 * ms}}, first: 0, last: 900 * ms},
+		{why: "two bursts: the earlier release, the later last answer",
+			groups: []load.GroupResult{{Model: "burst", Release: 80 * ms, Wall: 100 * ms}, {Model: "burst", Release: 30 * ms, Wall: 400 * ms}}, first: 30 * ms, last: 430 * ms},
+		{why: "no groups: an empty window at the start", first: 0, last: 0},
+	}
+	for _, tt := range tests {
+		first, last := loadEdges(&load.Result{Start: t0, Groups: tt.groups})
+		if first.Sub(t0) != tt.first || last.Sub(t0) != tt.last {
+			t.Errorf("%s: %v..%v after the start, want %v..%v", tt.why, first.Sub(t0), last.Sub(t0), tt.first, tt.last)
+		}
+	}
+}
+
+// edgesRecorder is a host window (like hostSampling) that records when it
+// opened and the edges it was told.
+type edgesRecorder struct {
+	fakeWindow
+	edges [][2]time.Duration
+}
+
+func (w *edgesRecorder) endAt(from, to time.Duration) {
+	w.mu.Lock()
+	w.edges = append(w.edges, [2]time.Duration{from, to})
+	w.mu.Unlock()
+}
+
+// A multi-host trial's host window opens at the agents' planned release,
+// which for one generator's burst is the agreed start, before its
+// connects; it is told afterwards the burst's actual release (after the
+// connects, the first request) and its last answer, so the target's CPU
+// for accepting the connections stays out of it, as on one machine (where
+// the window opens at load.Run's release: TestLocalWindow).
+func TestHostWindowEdges(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		hits.Add(1)
+		time.Sleep(20 * time.Millisecond)
+	}))
+	defer srv.Close()
+	ag := &inprocAgents{}
+	hr := &hostRun{rec: &record.Hosts{}, load: make([]*remote.Host, 1), spawn: ag.spawn, warned: map[string]bool{}}
+	defer hr.close()
+	s := &State{M: parse(t, 1)}
+	plan := load.Plan{Target: srv.URL, Groups: []load.Group{{Name: "b", Model: load.Burst, Burst: 50, Requests: []load.Request{{Path: "/"}}}}}
+	w := &edgesRecorder{}
+	atBegin := int64(-1)
+	w.onBegin = func() { atBegin = hits.Load() }
+	res, err := hr.drive(context.Background(), s, plan, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.begins) != 1 || len(w.edges) != 1 || len(w.ends) != 0 {
+		t.Fatalf("window opened %d times, told its edges %d times, closed without them %d times; want 1, 1, 0", len(w.begins), len(w.edges), len(w.ends))
+	}
+	g := res.Groups[0]
+	from, to := w.edges[0][0], w.edges[0][1]
+	release := res.Start.Add(g.Release)
+	if atBegin != 0 || from < 0 {
+		t.Errorf("the window opened with %d requests served, %v before the release; want it open before the first request", atBegin, from)
+	}
+	if d := w.begins[0].Add(from).Sub(release).Abs(); d > time.Millisecond {
+		t.Errorf("told the release at %v after the window opened, the burst left %v after it: want the burst's release (within 1 ms)", from, release.Sub(w.begins[0]))
+	}
+	if d := (to - from - g.Wall).Abs(); d > time.Millisecond || g.Wall < 20*time.Millisecond {
+		t.Errorf("told the last answer %v after the release, the burst's wall is %v: want them equal (and at least one 20 ms answer)", to-from, g.Wall)
 	}
 }

@@ -45,7 +45,19 @@ import (
 type sampleReport struct {
 	Samples []telemetry.Sample   `json:"samples"`
 	Flags   []telemetry.Flag     `json:"flags"`
-	CPU     telemetry.CPUSeconds `json:"cpu"` // the program's CPU-seconds from "go" to the end of stdin
+	CPU     telemetry.CPUSeconds `json:"cpu"` // the program's CPU-seconds from "go" to the last answer ("end"), else to the end of stdin
+	Edges   *windowEdges         `json:"edges,omitempty"`
+}
+
+// windowEdges says where the window fell when the controller named its
+// edges: the release and the last answer, when stdin ended (all after
+// "go"), and the CPU-seconds from "go" to the end of stdin, which the
+// window would have read without "end".
+type windowEdges struct {
+	Release    time.Duration `json:"release_ns"`
+	LastAnswer time.Duration `json:"last_answer_ns"`
+	Closed     time.Duration `json:"closed_ns"`
+	ClosedSec  float64       `json:"closed_sec"`
 }
 
 // sampleHelper is `threadlab remote-helper sample [--exclude PIDFILE]... [PIDFILE]`.
@@ -101,12 +113,39 @@ func sampleHelper(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if err == nil { // "go"; stdin ended before it: an empty window, nothing measured
 		win.Begin()
 	}
+	marks := make(chan struct{})
+	marked := make(chan struct{})
+	go func() { // the clock every markEvery, for CPUBetween
+		defer close(marked)
+		tick := time.NewTicker(markEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-marks:
+				return
+			case <-tick.C:
+				win.Mark()
+			}
+		}
+	}()
 	smp := telemetry.StartWith(ctx, pid, "", telemetry.Options{Interval: time.Second, Exe: exe, Groups: groups})
-	io.Copy(io.Discard, in)
+	from, to, said, lerr := readEnd(in)
 	win.End()
+	close(marks)
+	<-marked
+	if lerr != nil {
+		fmt.Fprintln(stderr, lerr)
+		return 2
+	}
 	rep := sampleReport{Samples: smp.Stop(), Flags: smp.Flags()}
 	var lost []telemetry.Flag
-	rep.CPU, lost = win.CPU()
+	if said {
+		rep.CPU, lost = win.CPUBetween(from, to)
+		raw, _ := win.CPU()
+		rep.Edges = &windowEdges{Release: from, LastAnswer: to, Closed: win.Open(), ClosedSec: raw.Sec}
+	} else {
+		rep.CPU, lost = win.CPU()
+	}
 	rep.Flags = append(rep.Flags, lost...)
 	if pid == 0 { // a host without a program of ours: only its own CPU matters
 		rep.Flags = slices.DeleteFunc(rep.Flags, func(f telemetry.Flag) bool { return f.Code == telemetry.FlagPidUnreadable })
@@ -116,6 +155,37 @@ func sampleHelper(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		return 1
 	}
 	return 0
+}
+
+// markEvery is how often the sampler reads the program's CPU clock
+// between "go" and the end of stdin: the resolution of the window's edges
+// that the controller names afterwards ("end").
+const markEvery = 10 * time.Millisecond
+
+// readEnd reads the rest of the sampler's stdin after "go": an optional
+// line "end FROM TO", the load's release and its last answer, in ns
+// after the moment "go" left the controller, then the end of stdin.
+func readEnd(in *bufio.Reader) (from, to time.Duration, said bool, err error) {
+	for {
+		line, rerr := in.ReadString('\n')
+		if f := strings.Fields(line); len(f) > 0 {
+			var a, b int64
+			var perr error
+			if len(f) == 3 {
+				if a, perr = strconv.ParseInt(f[1], 10, 64); perr == nil {
+					b, perr = strconv.ParseInt(f[2], 10, 64)
+				}
+			}
+			if f[0] != "end" || len(f) != 3 || perr != nil || a < 0 || b < a || said {
+				io.Copy(io.Discard, in)
+				return 0, 0, false, fmt.Errorf("sample: said %q, want \"end FROM TO\" (the release and the last answer, ns after go, FROM <= TO) once, then the end of stdin", line)
+			}
+			from, to, said = time.Duration(a), time.Duration(b), true
+		}
+		if rerr != nil {
+			return from, to, said, nil
+		}
+	}
 }
 
 // waitPid reads a pid file (a supervisor's, or PostgreSQL's
@@ -141,10 +211,11 @@ func waitPid(file string, within time.Duration) (int, error) {
 
 // Sampling is a sampler running on a host for one trial.
 type Sampling struct {
-	host string
-	a    *Agent
-	r    *bufio.Reader
-	cpu  telemetry.CPUSeconds // from the report (Stop)
+	host  string
+	a     *Agent
+	r     *bufio.Reader
+	cpu   telemetry.CPUSeconds // from the report (Stop)
+	edges windowEdges          // from the report (Stop), after EndAt
 }
 
 // Sample starts sampling on the host: the program of pidFile (a Proc's
@@ -213,6 +284,23 @@ func (s *Sampling) Begin() error {
 // Stop then collects the report). Without Begin the window is empty.
 func (s *Sampling) End() { s.a.Stdin.Close() }
 
+// EndAt ends the window and sets its edges afterwards: the load's
+// release and its last answer, from and to after Begin was called. Begin
+// is called at the planned release, which precedes the actual one while a
+// load agent opens its connections (a burst of one generator is released
+// once its connects are done), and EndAt once the answers have come back
+// over ssh: the sampler reads the program's CPU clock every few ms and
+// reports it interpolated at from and to after Begin's arrival there, so
+// the target's CPU for accepting the connections before the release, and
+// for closing them after the last answer, stay out of the window, as on
+// one machine. Without Begin the window is empty.
+func (s *Sampling) EndAt(from, to time.Duration) {
+	from = max(from, 0)
+	to = max(to, from)
+	fmt.Fprintf(s.a.Stdin, "end %d %d\n", from.Nanoseconds(), to.Nanoseconds())
+	s.a.Stdin.Close()
+}
+
 // Stop ends the sampling, if End has not, and returns the samples and the
 // sampler's flags.
 func (s *Sampling) Stop() ([]telemetry.Sample, []telemetry.Flag, error) {
@@ -224,7 +312,19 @@ func (s *Sampling) Stop() ([]telemetry.Sample, []telemetry.Flag, error) {
 		return nil, nil, fmt.Errorf("host %s: the sampler's report: %v%s", s.host, derr, orNil(cerr))
 	}
 	s.cpu = rep.CPU
+	if rep.Edges != nil {
+		s.edges = *rep.Edges
+	}
 	return rep.Samples, rep.Flags, nil
+}
+
+// Edges says, after Stop, where the window fell when EndAt named its
+// edges: the release, the last answer and the end of stdin, all after
+// Begin's arrival there, and the CPU-seconds from Begin to the end of
+// stdin; ok is false without EndAt.
+func (s *Sampling) Edges() (release, last, closed time.Duration, closedSec float64, ok bool) {
+	e := s.edges
+	return e.Release, e.LastAnswer, e.Closed, e.ClosedSec, e != (windowEdges{})
 }
 
 // CPU is the sampled program's CPU-seconds between Begin and End, read on

@@ -304,3 +304,91 @@ func must(c telemetry.CPUSeconds, flags []telemetry.Flag) telemetry.CPUSeconds {
 	}
 	return c
 }
+
+// TestSampleHelperEnd: after "go" the controller may name the last
+// answer ("end NS"); anything else on stdin is refused with what it
+// wants, and the report then says where the window ended.
+func TestSampleHelperEnd(t *testing.T) {
+	tests := []struct {
+		why   string
+		after string // what follows "go\n" before the end of stdin
+		code  int
+		edges bool
+	}{
+		{why: "no end line: the window ends at the end of stdin, as before", after: "", code: 0},
+		{why: "the release 1 ms after go, the last answer 5 ms after it", after: "end 1000000 5000000\n", code: 0, edges: true},
+		{why: "an end line without its newline before the end of stdin still counts", after: "end 0 7", code: 0, edges: true},
+		{why: "an empty window (release and last answer at once) is a window", after: "end 3 3\n", code: 0, edges: true},
+		{why: "not a number", after: "end 0 soon\n", code: 2},
+		{why: "one instant only", after: "end 5\n", code: 2},
+		{why: "a negative instant", after: "end -5 5\n", code: 2},
+		{why: "the last answer before the release", after: "end 9 5\n", code: 2},
+		{why: "two end lines", after: "end 0 1\nend 0 2\n", code: 2},
+		{why: "another word", after: "stop\n", code: 2},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		code := helper([]string{"sample"}, strings.NewReader("go\n"+tt.after), &out, &errb)
+		if code != tt.code {
+			t.Errorf("%s: exit %d (%s), want %d", tt.why, code, errb.String(), tt.code)
+			continue
+		}
+		if code != 0 {
+			if !strings.Contains(errb.String(), "want \"end FROM TO\"") {
+				t.Errorf("%s: said %q, want what it wants", tt.why, errb.String())
+			}
+			continue
+		}
+		_, rest, _ := strings.Cut(out.String(), "\n")
+		var rep sampleReport
+		if err := json.Unmarshal([]byte(rest), &rep); err != nil {
+			t.Fatalf("%s: report %q: %v", tt.why, rest, err)
+		}
+		if (rep.Edges != nil) != tt.edges {
+			t.Errorf("%s: edges %+v, want them %v", tt.why, rep.Edges, tt.edges)
+		}
+	}
+}
+
+// TestSamplingEndAt: told afterwards that the load was released 100 ms
+// after Begin (its connects took that long) and answered last 300 ms
+// later, the target host's sampler reports the program's CPU-seconds
+// between those instants, not from Begin to the end of its stdin 300 ms
+// after the last answer: they agree with a window read here over those
+// 300 ms, and are about half of what it read from Begin to the end of
+// stdin.
+func TestSamplingEndAt(t *testing.T) {
+	hog, pidfile := startHog(t)
+	s := startSampleChild(t, pidfile)
+	here := telemetry.NewCPUWindow(hog.Process.Pid)
+	if err := s.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	time.Sleep(100 * time.Millisecond)
+	here.Begin()
+	from := time.Since(began)
+	time.Sleep(300 * time.Millisecond)
+	here.End()
+	to := time.Since(began)
+	time.Sleep(300 * time.Millisecond) // the answers on their way back over ssh
+	s.EndAt(from, to)
+	if _, flags, err := s.Stop(); err != nil || len(flags) != 0 {
+		t.Fatalf("stop: flags %v, %v; want a clean report", flags, err)
+	}
+	got, ref := s.CPU(), must(here.CPU())
+	release, last, closed, closedSec, ok := s.Edges()
+	t.Logf("release to last answer %.4f CPU-s (here %.4f); go to the end of stdin (%v) %.4f CPU-s", got.Sec, ref.Sec, closed, closedSec)
+	if !ok || release != from || last != to || closed < to+250*time.Millisecond {
+		t.Fatalf("edges: release %v, last answer %v, closed %v, ok %v; want %v, %v and the end of stdin ~300 ms after", release, last, closed, ok, from, to)
+	}
+	if !got.OK || got.Source != "clock" || got.Sec <= 0 {
+		t.Fatalf("reported %+v, want CPU-seconds from the process clock", got)
+	}
+	if d := got.Sec - ref.Sec; d > 0.03 || d < -0.2*ref.Sec-0.03 {
+		t.Errorf("the host's sampler read %.4f CPU-s from the release to the last answer, this process %.4f over the same 300 ms: want them within 20%% (+30 ms)", got.Sec, ref.Sec)
+	}
+	if closedSec < 1.6*got.Sec {
+		t.Errorf("go to the end of stdin %.4f CPU-s, release to last answer %.4f: want about 2.3 times (the hog burnt on)", closedSec, got.Sec)
+	}
+}

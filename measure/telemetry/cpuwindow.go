@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -60,10 +62,22 @@ type CPUWindow struct {
 	pid   int                         // 0: no process, nothing to measure
 	clock func(pid int) (int64, bool) // the process's CPU clock in ns; nil reads ticks only
 	hz    float64                     // clock ticks per second of /proc/PID/stat
+	now   func() time.Time            // nil: time.Now
 
 	mu           sync.Mutex
 	first, last  cpuReading
 	begun, ended bool
+	t0           time.Time  // when the first clock reading was taken
+	points       []CPUPoint // the clock from Begin (At 0) through Marks to End; empty when a reading failed
+	marksLost    bool       // a Mark could not read the clock
+	closedAt     time.Duration
+}
+
+// CPUPoint is one reading of the process clock, At after the window's
+// Begin.
+type CPUPoint struct {
+	At time.Duration
+	NS int64
 }
 
 // cpuReading is one edge of the window.
@@ -97,6 +111,53 @@ func (w *CPUWindow) Begin() {
 	// read as close to the release (which follows) as can be.
 	w.first = w.readStat()
 	w.first.ns, w.first.nsOK = w.readClock()
+	w.t0 = w.clockNow()
+	if w.first.nsOK {
+		w.points = append(w.points, CPUPoint{At: 0, NS: w.first.ns})
+	}
+}
+
+// Mark reads the process clock now, between Begin and End (a sampler
+// calls it every few ms), so that CPUBetween can read the counter at an
+// instant it learns only later. It does nothing outside the window.
+func (w *CPUWindow) Mark() {
+	if w == nil || w.pid <= 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.begun || w.ended || !w.first.nsOK {
+		return
+	}
+	ns, ok := w.readClock()
+	if !ok {
+		w.marksLost = true
+		return
+	}
+	w.points = append(w.points, CPUPoint{At: w.clockNow().Sub(w.t0), NS: ns})
+}
+
+// Open is how long the window has been open (Begin to now, or to End).
+func (w *CPUWindow) Open() time.Duration {
+	if w == nil {
+		return 0
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.begun {
+		return 0
+	}
+	if w.ended {
+		return w.closedAt
+	}
+	return w.clockNow().Sub(w.t0)
+}
+
+func (w *CPUWindow) clockNow() time.Time {
+	if w.now == nil {
+		return time.Now()
+	}
+	return w.now()
 }
 
 // End reads the counters now: the window closes (call it at the load's
@@ -112,8 +173,13 @@ func (w *CPUWindow) End() {
 	}
 	w.ended = true
 	ns, ok := w.readClock() // the clock first: it is closest to the last answer
+	at := w.clockNow().Sub(w.t0)
+	w.closedAt = at
 	w.last = w.readStat()
 	w.last.ns, w.last.nsOK = ns, ok
+	if ok && w.first.nsOK {
+		w.points = append(w.points, CPUPoint{At: at, NS: ns})
+	}
 }
 
 func (w *CPUWindow) readClock() (int64, bool) {
@@ -145,6 +211,10 @@ func (w *CPUWindow) CPU() (CPUSeconds, []Flag) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	return w.cpuLocked()
+}
+
+func (w *CPUWindow) cpuLocked() (CPUSeconds, []Flag) {
 	if !w.begun {
 		return CPUSeconds{}, nil
 	}
@@ -174,6 +244,52 @@ func (w *CPUWindow) CPU() (CPUSeconds, []Flag) {
 		return lost("utime+stime went back from %d to %d ticks", t0, t1)
 	}
 	return CPUSeconds{Sec: float64(t1-t0) / w.hz, Source: "ticks", OK: true}, nil
+}
+
+// CPUBetween is the process's CPU-seconds between from and to after the
+// window's Begin (both within the window: the instants of the load's
+// release and last answer, learnt after the window closed), read from the
+// clock's readings (Begin, every Mark, End) interpolated linearly at both
+// instants; an instant outside the readings takes the nearest one. It
+// answers as CPU does when the window could not be measured, and with the
+// whole window's figure when the clock was not readable throughout (the
+// ticks' 10 ms resolution has nothing to interpolate).
+func (w *CPUWindow) CPUBetween(from, to time.Duration) (CPUSeconds, []Flag) {
+	if w == nil || w.pid <= 0 {
+		return CPUSeconds{}, nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c, fl := w.cpuLocked()
+	if !c.OK || c.Source != "clock" || w.marksLost || len(w.points) < 2 {
+		return c, fl
+	}
+	if to < from {
+		from, to = to, from
+	}
+	a, b := interpolate(w.points, from), interpolate(w.points, to)
+	return CPUSeconds{Sec: float64(b-a) / 1e9, Source: "clock", OK: true}, nil
+}
+
+// interpolate is the clock at instant at from readings ps in order of
+// At: linear between the two around it, the first or the last reading
+// outside them.
+func interpolate(ps []CPUPoint, at time.Duration) int64 {
+	n := len(ps)
+	switch {
+	case n == 0:
+		return 0
+	case at <= ps[0].At:
+		return ps[0].NS
+	case at >= ps[n-1].At:
+		return ps[n-1].NS
+	}
+	i := sort.Search(n, func(i int) bool { return ps[i].At >= at }) // ps[i-1].At < at <= ps[i].At
+	p, q := ps[i-1], ps[i]
+	if q.At == p.At {
+		return q.NS
+	}
+	return p.NS + int64(float64(q.NS-p.NS)*float64(at-p.At)/float64(q.At-p.At))
 }
 
 // processClock reads the CPU clock of process pid: the scheduler's

@@ -246,3 +246,127 @@ func TestCPUWindowBurn(t *testing.T) {
 		t.Errorf("a child that exited inside the window: %+v, %v; want it flagged as exited", got, flags)
 	}
 }
+
+// TestInterpolate: the clock at an instant between two readings is on the
+// line between them; outside the readings it is the nearest one.
+func TestInterpolate(t *testing.T) {
+	ms := time.Millisecond
+	ps := []CPUPoint{{0, 1000}, {10 * ms, 3000}, {20 * ms, 3000}, {30 * ms, 9000}}
+	tests := []struct {
+		why  string
+		ps   []CPUPoint
+		at   time.Duration
+		want int64
+	}{
+		{"at the first reading", ps, 0, 1000},
+		{"before the first reading (the release before go arrived): the first", ps, -5 * ms, 1000},
+		{"a quarter of the way from 0 to 10 ms: 1000 + 2000/4", ps, 2500 * time.Microsecond, 1500},
+		{"exactly on a middle reading", ps, 10 * ms, 3000},
+		{"an idle stretch (the clock did not move) stays flat", ps, 15 * ms, 3000},
+		{"half way from 20 to 30 ms: 3000 + 6000/2", ps, 25 * ms, 6000},
+		{"at the last reading", ps, 30 * ms, 9000},
+		{"after the last reading (an instant past the end of stdin): the last", ps, time.Second, 9000},
+		{"one reading: it, wherever the instant is", ps[:1], 7 * ms, 1000},
+		{"no readings: 0", nil, 7 * ms, 0},
+		{"two readings at one instant: the later, no division by zero", []CPUPoint{{0, 5}, {5 * ms, 10}, {5 * ms, 20}, {9 * ms, 30}}, 5 * ms, 10},
+	}
+	for _, tt := range tests {
+		if got := interpolate(tt.ps, tt.at); got != tt.want {
+			t.Errorf("%s: interpolate at %v = %d, want %d", tt.why, tt.at, got, tt.want)
+		}
+	}
+}
+
+// TestCPUBetween: a window read at Begin, a Mark every 10 ms and End,
+// asked afterwards for the CPU-seconds between two instants inside it
+// (the release and the last answer), answers from the readings around
+// them; without the clock throughout it answers for the whole window, and
+// a lost window is lost whatever the instants.
+func TestCPUBetween(t *testing.T) {
+	const pid = 4343
+	ms := time.Millisecond
+	type reading struct {
+		at time.Duration
+		ns int64 // -1: the clock not readable
+	}
+	tests := []struct {
+		why      string
+		readings []reading // Begin, the Marks, End
+		endStat  string    // the stat line at End; "" = the same process, alive
+		from, to time.Duration
+		want     float64
+		source   string
+		flagged  bool
+	}{
+		{why: "the last answer between two marks: the counter there, not at the end of stdin (the 40 ms after it burnt 0.4 s)",
+			readings: []reading{{0, 0}, {10 * ms, 50e6}, {20 * ms, 100e6}, {30 * ms, 150e6}, {70 * ms, 550e6}},
+			from:     0, to: 25 * ms, want: 0.125, source: "clock"},
+		{why: "the release a little after go arrived: the counter interpolated at both edges",
+			readings: []reading{{0, 0}, {10 * ms, 10e6}, {20 * ms, 30e6}, {30 * ms, 60e6}},
+			from:     5 * ms, to: 25 * ms, want: 0.040, source: "clock"},
+		{why: "a last answer past End (stdin ended first: cannot be, but the end reading is the nearest)",
+			readings: []reading{{0, 0}, {10 * ms, 10e6}, {20 * ms, 20e6}},
+			from:     0, to: time.Second, want: 0.020, source: "clock"},
+		{why: "instants given in the wrong order are the same window",
+			readings: []reading{{0, 0}, {10 * ms, 10e6}, {20 * ms, 20e6}},
+			from:     15 * ms, to: 5 * ms, want: 0.010, source: "clock"},
+		{why: "no mark in between (a window shorter than one mark): Begin and End interpolated",
+			readings: []reading{{0, 0}, {8 * ms, 80e6}},
+			from:     0, to: 4 * ms, want: 0.040, source: "clock"},
+		{why: "a mark that could not read the clock: the whole window's figure, nothing interpolated",
+			readings: []reading{{0, 0}, {10 * ms, -1}, {20 * ms, 20e6}, {30 * ms, 90e6}},
+			from:     0, to: 15 * ms, want: 0.090, source: "clock"},
+		{why: "no clock at all: the ticks of the whole window (10 ms resolution: nothing to interpolate)",
+			readings: []reading{{0, -1}, {10 * ms, -1}, {20 * ms, -1}},
+			from:     0, to: 10 * ms, want: 0.5, source: "ticks"},
+		{why: "the process exited inside the window: lost, whatever the instants",
+			readings: []reading{{0, 0}, {10 * ms, 10e6}, {20 * ms, 20e6}},
+			endStat:  statLine(pid, "java", "Z", 150, 30, 777), from: 0, to: 10 * ms, flagged: true},
+	}
+	for _, tt := range tests {
+		root := t.TempDir()
+		dir := filepath.Join(root, strconv.Itoa(pid))
+		os.MkdirAll(dir, 0o755)
+		put := func(line string) {
+			if err := os.WriteFile(filepath.Join(dir, "stat"), []byte(line), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t0 := time.Unix(1_700_000_000, 0)
+		var cur reading
+		w := &CPUWindow{proc: root, pid: pid, hz: 100,
+			clock: func(int) (int64, bool) { return cur.ns, cur.ns >= 0 },
+			now:   func() time.Time { return t0.Add(cur.at) }}
+		put(statLine(pid, "java", "S", 100, 30, 777))
+		cur = tt.readings[0]
+		w.Begin()
+		for _, r := range tt.readings[1 : len(tt.readings)-1] {
+			cur = r
+			w.Mark()
+		}
+		cur = tt.readings[len(tt.readings)-1]
+		end := tt.endStat
+		if end == "" {
+			end = statLine(pid, "java", "S", 130, 50, 777) // 50 ticks: 0.5 s
+		}
+		put(end)
+		w.End()
+		w.Mark() // after End: changes nothing
+		got, flags := w.CPUBetween(tt.from, tt.to)
+		if tt.flagged {
+			if got.OK || len(flags) == 0 || flags[0].Code != FlagCPUWindowLost {
+				t.Errorf("%s: %+v, flags %v; want not measured and %s", tt.why, got, flags, FlagCPUWindowLost)
+			}
+			continue
+		}
+		if !got.OK || len(flags) > 0 || got.Source != tt.source || got.Sec < tt.want-1e-9 || got.Sec > tt.want+1e-9 {
+			t.Errorf("%s: %+v, flags %v; want %.6f s from %s", tt.why, got, flags, tt.want, tt.source)
+		}
+		if d := w.Open(); d != cur.at {
+			t.Errorf("%s: open %v, want %v (Begin to End)", tt.why, d, cur.at)
+		}
+	}
+	if got, flags := NewCPUWindow(0).CPUBetween(0, time.Second); got.OK || flags != nil {
+		t.Errorf("no process: %+v, %v; want nothing", got, flags)
+	}
+}
