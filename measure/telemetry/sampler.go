@@ -186,6 +186,19 @@ func StartWith(ctx context.Context, pid int, metricsURL string, o Options) *Samp
 		s.lost = true
 		s.warnOnce(FlagPidUnreadable, "target pid %d not readable at start: its CPU, RSS and threads are 0", pid)
 	}
+	if s.url != "" {
+		// Baseline for the GC deltas, before the load starts: without it
+		// the first interval would carry every collection since the JVM
+		// started. Taken here, not beside the load, so that it neither
+		// competes with the window's first requests nor times out behind
+		// them (a 0.3 s burst on a busy host lost its baseline, and with
+		// it the pinned-event count); one retry.
+		for try := 0; try < 2 && s.gc == nil && ctx.Err() == nil; try++ {
+			if m, err := s.scrape(ctx); err == nil {
+				s.gc = gcCounters(m)
+			}
+		}
+	}
 	go s.loop(ctx)
 	return s
 }
@@ -201,13 +214,6 @@ func (s *Sampler) Stop() []Sample {
 
 func (s *Sampler) loop(ctx context.Context) {
 	defer close(s.done)
-	if s.url != "" {
-		// Baseline for the GC deltas: without it the first interval would
-		// carry every collection since the JVM started.
-		if m, err := s.scrape(ctx); err == nil {
-			s.gc = gcCounters(m)
-		}
-	}
 	tick := time.NewTicker(s.interval)
 	defer tick.Stop()
 	for {

@@ -412,3 +412,46 @@ func TestBetween(t *testing.T) {
 		}
 	}
 }
+
+// TestBaselineBeforeStartReturns: the GC baseline is scraped before
+// StartWith returns, so the load starts after it (the baseline neither
+// competes with the window's first requests nor times out behind them),
+// and a first scrape that fails is tried once more.
+func TestBaselineBeforeStartReturns(t *testing.T) {
+	tests := []struct {
+		why      string
+		failures int64 // scrapes answered 500 before the good ones
+		flagged  bool
+	}{
+		{"a good first scrape: baseline taken before StartWith returns", 0, false},
+		{"one failed scrape: the retry takes the baseline", 1, false},
+		{"two failed scrapes: no baseline, and the flag says so", 2, true},
+	}
+	for _, tt := range tests {
+		var n atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if n.Add(1) <= tt.failures {
+				http.Error(w, "busy", http.StatusInternalServerError)
+				return
+			}
+			fmt.Fprint(w, "jvm_gc_pause_seconds_count 7\njvm_gc_pause_seconds_sum 0.1\n")
+		}))
+		s := StartWith(context.Background(), os.Getpid(), srv.URL, Options{Interval: 50 * time.Millisecond})
+		atStart := n.Load()
+		if atStart < min(tt.failures+1, 2) {
+			t.Errorf("%s: %d scrapes when StartWith returned", tt.why, atStart)
+		}
+		// One sample's scrape after the start: the flag is raised there.
+		for deadline := time.Now().Add(30 * time.Second); n.Load() <= atStart; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no sample scrape in 30 s at a 50 ms interval", tt.why)
+			}
+		}
+		s.Stop()
+		flagged := slices.ContainsFunc(s.Flags(), func(f Flag) bool { return f.Code == FlagNoGCBaseline })
+		if flagged != tt.flagged {
+			t.Errorf("%s: no_gc_baseline flagged = %v, want %v (flags %v)", tt.why, flagged, tt.flagged, s.Flags())
+		}
+		srv.Close()
+	}
+}
