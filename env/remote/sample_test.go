@@ -33,8 +33,7 @@ func TestSampleHelper(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
-	pidfile := filepath.Join(t.TempDir(), "p.pid")
-	os.WriteFile(pidfile, []byte(strconv.Itoa(child.Process.Pid)+"\n"), 0o644)
+	pidfile := writePidFile(t, child.Process.Pid)
 
 	for _, c := range []struct {
 		why  string
@@ -146,8 +145,7 @@ func TestSampleHelperExcludes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { hog.Process.Kill(); hog.Wait() })
-	pidfile := filepath.Join(t.TempDir(), "hog.pid")
-	os.WriteFile(pidfile, []byte(strconv.Itoa(hog.Process.Pid)+"\n"), 0o644)
+	pidfile := writePidFile(t, hog.Process.Pid)
 
 	outside := func(args []string, got *float64, errs chan<- error) {
 		in, inW := io.Pipe()
@@ -234,6 +232,17 @@ func startSampleChild(t *testing.T, pidfile string) *Sampling {
 	return s
 }
 
+// writePidFile writes pid to a pid file, as a supervisor does, and returns
+// its path.
+func writePidFile(t *testing.T, pid int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "target.pid")
+	if err := os.WriteFile(path, []byte(strconv.Itoa(pid)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // startHog starts a busy loop and writes its pid file.
 func startHog(t *testing.T) (*exec.Cmd, string) {
 	t.Helper()
@@ -242,8 +251,7 @@ func startHog(t *testing.T) (*exec.Cmd, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { hog.Process.Kill(); hog.Wait() })
-	pidfile := filepath.Join(t.TempDir(), "hog.pid")
-	os.WriteFile(pidfile, []byte(strconv.Itoa(hog.Process.Pid)+"\n"), 0o644)
+	pidfile := writePidFile(t, hog.Process.Pid)
 	return hog, pidfile
 }
 
