@@ -21,6 +21,7 @@ import (
 	"github.com/threadlab/threadlab/judge/verdicts"
 	"github.com/threadlab/threadlab/measure/load"
 	"github.com/threadlab/threadlab/pipeline/replicate"
+	"github.com/threadlab/threadlab/stats/dimension"
 	"github.com/threadlab/threadlab/store/record"
 )
 
@@ -316,6 +317,27 @@ func measuredCosts(dir string, meta record.Meta) (Model, bool) {
 	return c, true
 }
 
+// DeadShare is the predicted share of the wall time that measures nothing:
+// starts, warm-ups, stops, cool-downs and the run's fixed stages.
+func (e Estimate) DeadShare() float64 {
+	if e.WallS <= 0 {
+		return 0
+	}
+	return 1 - e.MeasureS/e.WallS
+}
+
+// IterationsForDead is the least number of iterations per fork that
+// holds the planned run's dead share to maxDead with its forks and costs
+// (the run's fixed stages spread over its forks), by
+// dimension.MinIterationsForDead; ok is false when none does.
+func (e Estimate) IterationsForDead(maxDead float64) (int, bool) {
+	c := e.Costs
+	forks := float64(len(e.Cells) * max(e.Forks.Min, 1))
+	// Fork(r) = start + warm-up + stop + fork pause + r·window + (r-1)·pause
+	forkS := c.StartS + c.WarmupS + c.StopS + c.ForkPauseS - c.PauseS + c.FixedS/forks
+	return dimension.MinIterationsForDead(forkS, c.WindowS+c.PauseS, c.WindowS, maxDead)
+}
+
 // Write prints the plan and the estimate, e.g.
 //
 //	pool-sweep (profile default): 6 cells x 5 forks x 4 iterations = 30 forks, 120 measured windows
@@ -346,6 +368,14 @@ func (e Estimate) Write(w io.Writer) {
 		fmt.Fprintf(w, "; at most %s if every round runs", dur(e.MaxWallS))
 	}
 	fmt.Fprintln(w)
+	if e.DeadShare() > dimension.DefaultMaxDead {
+		if r, ok := e.IterationsForDead(dimension.DefaultMaxDead); ok {
+			fmt.Fprintf(w, "dead time over %.0f%%: %d iterations per fork would amortize each start and warm-up (set iterations: %d)\n",
+				100*dimension.DefaultMaxDead, r, r)
+		} else {
+			fmt.Fprintf(w, "dead time over %.0f%% at any number of iterations: the pause after each window is too long for it\n", 100*dimension.DefaultMaxDead)
+		}
+	}
 	if !e.Measured {
 		fmt.Fprintln(w, "(no earlier run of this experiment under data/: the start cost is assumed; a run makes the next estimate measured)")
 	}

@@ -307,3 +307,52 @@ func TestEstimateSteadyAfterFixedRun(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogDeadTime holds every default profile of the catalog to what
+// issue 20 asks of it, as `run --dry-run` predicts it from the committed
+// runs under data/: at least 10 measured points a fork to classify its
+// steady state on (bursts, or seconds of a timed window's per-second series) and at most 35% of the wall time
+// outside measurement. A manifest that fails is re-dimensioned with the
+// iterations the dry run suggests; the exceptions are the ones
+// METHODOLOGY.md's "Dead time" names, each with its reason.
+func TestCatalogDeadTime(t *testing.T) {
+	exceptions := map[string]string{
+		"jep491-pinning": "three of its four cells answer a burst in 0.3 s, so each fork's start and warm-up dwarf any number of bursts that fits the run; its one question is a 16x effect",
+	}
+	files, err := filepath.Glob("../../experiments/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no catalog manifests found (%v)", err)
+	}
+	for _, f := range files {
+		m, err := experiments.Load(f, "")
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		e, err := Predict(m, "../../data")
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		// A burst is one point; a timed window classifies on its per-second
+		// series, a point a second.
+		points := e.Iterations
+		if !burst(m) {
+			mc, err := fromManifest(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			points *= int(mc.WindowS)
+		}
+		if points < 10 {
+			t.Errorf("%s: %d measured points a fork; steady-state classification needs at least 10", f, points)
+		}
+		if why, ok := exceptions[m.Name]; ok {
+			t.Logf("%s: dead time %.0f%% (exception: %s)", m.Name, 100*e.DeadShare(), why)
+			continue
+		}
+		// The dry run prints a whole percentage; hold it to what it prints.
+		if d := math.Round(100 * e.DeadShare()); d > 35 {
+			r, _ := e.IterationsForDead(0.35)
+			t.Errorf("%s: run --dry-run plans %.0f%% dead time, over 35%%: set iterations: %d (or measure more per fork)", f, d, r)
+		}
+	}
+}

@@ -136,17 +136,66 @@ func Estimate(forks [][]float64) (Components, error) {
 type Costs struct {
 	ForkS      float64
 	IterationS float64
+	// WindowS is the measured part of an iteration (the rest is its
+	// cool-down); 0 when unknown, and then the plan is not held to a dead
+	// time share.
+	WindowS float64
+}
+
+// DeadShare is the share of a fork's wall time that measures nothing at r
+// iterations: its start, warm-up and shut-down and each iteration's
+// cool-down; 0 when the window is unknown.
+func (k Costs) DeadShare(r int) float64 {
+	if k.WindowS <= 0 || r < 1 {
+		return 0
+	}
+	return 1 - float64(r)*k.WindowS/(k.ForkS+float64(r)*k.IterationS)
+}
+
+// MinIterationsForDead is the least number of iterations per fork whose
+// dead share is at most maxDead: a fork that costs forkS seconds besides
+// its iterations, each of iterationS seconds of which windowS measure,
+// needs r·windowS ≥ (1-maxDead)·(forkS + r·iterationS), so
+//
+//	r ≥ (1-maxDead)·forkS / (windowS - (1-maxDead)·iterationS).
+//
+// ok is false when no r reaches it: the cool-down after each window alone
+// is more than maxDead of an iteration.
+func MinIterationsForDead(forkS, iterationS, windowS, maxDead float64) (r int, ok bool) {
+	keep := 1 - maxDead
+	room := windowS - keep*iterationS
+	if windowS <= 0 || maxDead <= 0 || maxDead >= 1 || room <= 0 {
+		return 0, false
+	}
+	r = max(1, int(math.Ceil(keep*max(forkS, 0)/room-1e-9)))
+	return r, true
 }
 
 // Target is the precision wanted and the grid searched. The zero value
 // means the defaults.
 type Target struct {
-	HalfWidth     float64 // CI half-width as a fraction of the median; default 0.05
-	Confidence    float64 // default 0.95
-	MinForks      int     // default 3: fewer forks cannot support a claim (issue 10)
-	MaxForks      int     // default 50
-	MaxIterations int     // default 50
+	HalfWidth  float64 // CI half-width as a fraction of the median; default 0.05
+	Confidence float64 // default 0.95
+	MinForks   int     // default 3: fewer forks cannot support a claim (issue 10)
+	MaxForks   int     // default 50
+	// MinIterations per fork, default 10: the measured points stats/steady
+	// needs to classify a fork (flat, warm-up, slowdown, no steady state;
+	// Barrett et al. 2017); 1 turns it off.
+	MinIterations int
+	MaxIterations int // default 200
+	// MaxDead is the largest share of wall time spent not measuring
+	// (starts, warm-ups, cool-downs), default 0.35: a JVM start and its
+	// warm-up are amortized over real measurement. It binds only when
+	// Costs.WindowS is known; a negative value turns it off.
+	MaxDead float64
 }
+
+// DefaultMaxDead is the dead-time share a default profile is held to.
+const DefaultMaxDead = 0.35
+
+// DefaultMinIterations is the measured points per fork a default profile
+// runs, so that each fork can be classified.
+const DefaultMinIterations = 10
 
 func (t Target) withDefaults() Target {
 	if t.HalfWidth <= 0 {
@@ -161,8 +210,14 @@ func (t Target) withDefaults() Target {
 	if t.MaxForks < t.MinForks {
 		t.MaxForks = max(50, t.MinForks)
 	}
+	if t.MinIterations < 1 {
+		t.MinIterations = DefaultMinIterations
+	}
 	if t.MaxIterations < 1 {
-		t.MaxIterations = 50
+		t.MaxIterations = 200
+	}
+	if t.MaxDead == 0 {
+		t.MaxDead = DefaultMaxDead
 	}
 	return t
 }
@@ -181,6 +236,12 @@ type Plan struct {
 	OptimalIterations float64
 	Reached           bool   // the target half-width is reachable within the grid
 	Note              string // why the plan is what it is, when it is not plain
+	// DeadShare is the predicted share of the wall time that measures
+	// nothing (Costs.DeadShare); 0 when the window is unknown.
+	DeadShare float64
+	// LeastIterations is the floor the grid started from: the target's
+	// MinIterations, or more when the dead-time bound needs more.
+	LeastIterations int
 }
 
 // Choose returns the forks x iterations that reach the target half-width in
@@ -203,13 +264,26 @@ func Choose(cells []Components, k Costs, t Target) (Plan, error) {
 		}
 		single = single || c.SingleIteration
 	}
-	maxIter := t.MaxIterations
+	// The floor: enough points to classify each fork, and enough
+	// measurement to amortize its start and warm-up.
+	least, why := t.MinIterations, ""
+	if t.MaxDead > 0 && k.WindowS > 0 {
+		r, ok := MinIterationsForDead(k.ForkS, k.IterationS, k.WindowS, t.MaxDead)
+		switch {
+		case !ok:
+			why = fmt.Sprintf("no number of iterations keeps dead time under %.0f%%: the cool-down after each %.2f s window is too long; shorten it", 100*t.MaxDead, k.WindowS)
+		case r > least:
+			least = r
+			why = fmt.Sprintf("%d iterations per fork keep dead time (start, warm-up, cool-downs) at or under %.0f%%", r, 100*t.MaxDead)
+		}
+	}
+	maxIter := max(t.MaxIterations, least)
 	if single {
-		maxIter = 1 // the pilot cannot say what a second iteration buys
+		maxIter = least // the pilot cannot say what a second iteration buys
 	}
 	best := Plan{WallS: math.Inf(1)}
 	closest := Plan{HalfWidth: math.Inf(1)}
-	for r := 1; r <= maxIter; r++ {
+	for r := least; r <= maxIter; r++ {
 		for n := t.MinForks; n <= t.MaxForks; n++ {
 			hw := worst(cells, n, r, t.Confidence)
 			wall := float64(n) * (k.ForkS + float64(r)*k.IterationS)
@@ -228,8 +302,11 @@ func Choose(cells []Components, k Costs, t Target) (Plan, error) {
 			100*t.HalfWidth, t.MaxForks, maxIter)
 	}
 	p.OptimalIterations = optimal(binding(cells, p.Forks, p.Iterations, t.Confidence), k)
+	p.LeastIterations = least
+	p.DeadShare = k.DeadShare(p.Iterations)
+	p.Note = join(p.Note, why)
 	if single {
-		p.Note = join(p.Note, "one iteration per fork in the pilot: variance within a fork cannot be separated, so the plan keeps 1 iteration; run a pilot with iterations >= 2 to dimension them")
+		p.Note = join(p.Note, fmt.Sprintf("one iteration per fork in the pilot: variance within a fork cannot be separated, so the plan keeps the floor of %d iterations; run a pilot with iterations >= 2 to dimension them", least))
 	}
 	return p, nil
 }

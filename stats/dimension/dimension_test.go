@@ -104,7 +104,7 @@ func TestEstimateSingleIteration(t *testing.T) {
 // iterations; the t quantile makes 3 forks dearer than r* suggests.
 func TestChooseByHand(t *testing.T) {
 	cell := Components{Forks: 3, Iterations: 2, Median: 100, Within: 16, Between: 1}
-	p, err := Choose([]Components{cell}, Costs{ForkS: 9, IterationS: 1}, Target{})
+	p, err := Choose([]Components{cell}, Costs{ForkS: 9, IterationS: 1}, Target{MinIterations: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestChooseWorstCell(t *testing.T) {
 
 func TestChooseUnreachable(t *testing.T) {
 	cell := Components{Median: 1, Within: 100, Between: 100}
-	p, err := Choose([]Components{cell}, Costs{ForkS: 1, IterationS: 1}, Target{MaxForks: 5, MaxIterations: 3})
+	p, err := Choose([]Components{cell}, Costs{ForkS: 1, IterationS: 1}, Target{MaxForks: 5, MinIterations: 1, MaxIterations: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestChooseUnreachable(t *testing.T) {
 
 func TestChooseSingleIteration(t *testing.T) {
 	cell := Components{Median: 100, Between: 4, SingleIteration: true}
-	p, err := Choose([]Components{cell}, Costs{ForkS: 5, IterationS: 1}, Target{})
+	p, err := Choose([]Components{cell}, Costs{ForkS: 5, IterationS: 1}, Target{MinIterations: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,13 +177,81 @@ func TestChooseErrors(t *testing.T) {
 		k     Costs
 		want  string
 	}{
-		{"no cells", nil, Costs{1, 1}, "no cells"},
-		{"zero cost", []Components{ok}, Costs{0, 1}, "costs must be positive"},
-		{"non-positive median", []Components{{Median: 0}}, Costs{1, 1}, "positive metric"},
+		{"no cells", nil, Costs{ForkS: 1, IterationS: 1}, "no cells"},
+		{"zero cost", []Components{ok}, Costs{ForkS: 0, IterationS: 1}, "costs must be positive"},
+		{"non-positive median", []Components{{Median: 0}}, Costs{ForkS: 1, IterationS: 1}, "positive metric"},
 	}
 	for _, tt := range tests {
 		if _, err := Choose(tt.cells, tt.k, Target{}); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err %v, want %q", tt.why, err, tt.want)
 		}
+	}
+}
+
+// TestMinIterationsForDead checks the dead-time floor against hand
+// computations: r ≥ (1-D)·F / (w - (1-D)·I).
+func TestMinIterationsForDead(t *testing.T) {
+	for _, c := range []struct {
+		why           string
+		fork, iter, w float64
+		dead          float64
+		want          int
+		ok            bool
+	}{
+		{"io-bound-like: 0.65·40/(0.9-0.65) = 104 exactly", 40, 1, 0.9, 0.35, 104, true},
+		{"a cheap fork needs one iteration", 0.1, 1, 1, 0.35, 1, true},
+		{"no cool-down: 0.65·13/0.35 = 24.14 -> 25", 13, 1, 1, 0.35, 25, true},
+		{"cool-down longer than the window allows: 0.5 < 0.65", 10, 1, 0.5, 0.35, 0, false},
+		{"no window known", 10, 1, 0, 0.35, 0, false},
+		{"a dead share of 1 is no bound", 10, 1, 1, 1, 0, false},
+	} {
+		r, ok := MinIterationsForDead(c.fork, c.iter, c.w, c.dead)
+		if r != c.want || ok != c.ok {
+			t.Errorf("%s: got %d %v, want %d %v", c.why, r, ok, c.want, c.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		k := Costs{ForkS: c.fork, IterationS: c.iter, WindowS: c.w}
+		if d := k.DeadShare(r); d > c.dead+1e-12 {
+			t.Errorf("%s: dead share at %d is %v > %v", c.why, r, d, c.dead)
+		}
+		if r > 1 {
+			if d := k.DeadShare(r - 1); d <= c.dead {
+				t.Errorf("%s: %d iterations already reach %v: not the least", c.why, r-1, d)
+			}
+		}
+	}
+}
+
+// TestChooseFloors: the default target classifies each fork on at least 10
+// points and holds dead time to 35%, whatever fewer iterations would buy.
+func TestChooseFloors(t *testing.T) {
+	cell := Components{Forks: 3, Iterations: 2, Median: 100, Within: 16, Between: 1}
+	// Without a window the dead-time bound cannot bind: the floor is 10
+	// (the by-hand plan above is 4 x 2 without floors).
+	p, err := Choose([]Components{cell}, Costs{ForkS: 9, IterationS: 1}, Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Iterations < DefaultMinIterations || p.LeastIterations != DefaultMinIterations || !p.Reached {
+		t.Errorf("plan %+v, want at least %d iterations", p, DefaultMinIterations)
+	}
+	// A 40 s fork of 0.9 s windows and 0.1 s cool-downs needs 104.
+	p, err = Choose([]Components{cell}, Costs{ForkS: 40, IterationS: 1, WindowS: 0.9}, Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.LeastIterations != 104 || p.Iterations < 104 || p.DeadShare > DefaultMaxDead || !strings.Contains(p.Note, "dead time") {
+		t.Errorf("plan %+v, want at least 104 iterations, dead share <= 0.35 and a note", p)
+	}
+	// A cool-down too long for any plan says so.
+	p, err = Choose([]Components{cell}, Costs{ForkS: 40, IterationS: 1, WindowS: 0.3}, Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Note, "shorten it") {
+		t.Errorf("plan %+v, want a note that the cool-down is too long", p)
 	}
 }

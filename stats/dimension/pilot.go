@@ -120,7 +120,7 @@ func ReadPilot(dir, name string) (*Pilot, error) {
 	if len(starts) == 0 {
 		p.Notes = append(p.Notes, "no trial recorded a start-up time (startup_ms 0: trials reused one JVM), so the fork cost holds no start")
 	}
-	p.Costs = Costs{ForkS: p.StartS + p.WarmupS, IterationS: p.WindowS + p.CoolS}
+	p.Costs = Costs{ForkS: p.StartS + p.WarmupS, IterationS: p.WindowS + p.CoolS, WindowS: p.WindowS}
 
 	for _, cell := range order {
 		pc := PilotCell{Name: cell}
@@ -262,8 +262,8 @@ func (p *Pilot) Write(w io.Writer, t Target) error {
 	if !plan.Reached {
 		verb = "does NOT reach"
 	}
-	fmt.Fprintf(w, "plan:    %d forks x %d iterations %s ±%.1f%% of the median at 95%% in every cell (predicted worst ±%.1f%%), %.0f s per cell, %.0f s for %d cells\n",
-		plan.Forks, plan.Iterations, verb, 100*t.HalfWidth, 100*plan.HalfWidth, plan.WallS, plan.WallS*float64(len(p.Cells)), len(p.Cells))
+	fmt.Fprintf(w, "plan:    %d forks x %d iterations %s ±%.1f%% of the median at 95%% in every cell (predicted worst ±%.1f%%), %.0f s per cell, %.0f s for %d cells, %.0f%% dead\n",
+		plan.Forks, plan.Iterations, verb, 100*t.HalfWidth, 100*plan.HalfWidth, plan.WallS, plan.WallS*float64(len(p.Cells)), len(p.Cells), 100*plan.DeadShare)
 	if !math.IsInf(plan.OptimalIterations, 1) {
 		fmt.Fprintf(w, "         Kalibera & Jones' optimal iterations per fork r* = sqrt(c_fork·var_within / (c_iter·var_between)) = %.1f for the widest cell\n", plan.OptimalIterations)
 	}
