@@ -544,7 +544,8 @@ func (hr *hostRun) drive(ctx context.Context, s *State, plan load.Plan, w window
 	// The host samplers' window opens at the planned release and closes
 	// once the answers are back over ssh; they are told afterwards the
 	// actual release (after the agents' connects) and the last answer,
-	// and report the target's CPU between those (endAt). Any other window
+	// and report the target's CPU between those (endAt); the trial's row
+	// reads only the samples between them (rowSamples). Any other window
 	// closes when the answers are back.
 	var released time.Time
 	h := fleet.Hooks{}

@@ -23,7 +23,11 @@ import (
 // host's sampler also reads the target's cumulative CPU time at the
 // agents' release and at the last answer (target_cpu_s), as the local
 // sampler reads it around load.Run on one machine. JVM metrics still come
-// from the target's actuator, scraped from here.
+// from the target's actuator, scraped from here. The samplers start at the
+// agents' planned release, seconds before the actual one while the agents
+// connect; the trial's row reads only the samples between the release and
+// the last answer (rowSamples), as on one machine, and the per-second
+// series keeps them all.
 
 // hostSampling is one trial's samplers, one per distinct host.
 type hostSampling struct {
@@ -31,6 +35,15 @@ type hostSampling struct {
 	runs  []*remote.Sampling
 	errs  []error
 	cpu   telemetry.CPUSeconds // the target's CPU-seconds over the window, read on its host (stop)
+
+	// The load's edges, for the samples a trial's row reads (rowSamples).
+	origin   time.Time          // when this machine's sampler started: its samples' T count from it (trialWindow)
+	opened   time.Time          // when the window opened, at the planned release (begin)
+	from, to time.Duration      // the actual release and the last answer, after opened (endAt)
+	edged    bool               // endAt named them
+	local    []telemetry.Sample // this machine's samples, before the target host's are merged in (stop)
+	target   []telemetry.Sample // the target host's samples within the edges (stop, remote.Sampling.Window)
+	targetOK bool               // the target host's report came back
 }
 
 // trialWindow is what a trial's load window opens and closes (runLoadIn):
@@ -38,9 +51,37 @@ type hostSampling struct {
 // its host), else the local sampler's CPU window on the target process.
 func trialWindow(local *telemetry.Sampler, onHosts *hostSampling) window {
 	if onHosts != nil {
+		if local != nil {
+			onHosts.origin = local.Origin()
+		}
 		return onHosts
 	}
 	return localWindow{local}
+}
+
+// rowSamples are the samples a trial's row reads (trial.Rows: target CPU,
+// peak RSS and threads, the JVM's peaks and GC totals), given those stop
+// returned, which the per-second series keeps whole. On one machine, and
+// under --hosts when the window was not told its edges, they are the same.
+// Otherwise they are the samples read between the load's release and its
+// last answer, and the reading that closes the window (telemetry.Within):
+// this machine's (the JVM scrape) on this machine's clock, and the target
+// host's (its process) on that host's (remote.Sampling.Window). The
+// samplers start at the planned release, seconds before the actual one
+// while the agents open their connections; on one machine the connects
+// take a few hundred ms and no reading falls in them, so the peaks there
+// cover the release to the last answer, and here they cover the same.
+func (hs *hostSampling) rowSamples(samples []telemetry.Sample) []telemetry.Sample {
+	if hs == nil || !hs.edged || !hs.targetOK || hs.origin.IsZero() {
+		return samples
+	}
+	at := func(d time.Duration) time.Duration { return hs.opened.Add(d).Sub(hs.origin) }
+	out := slices.Clone(telemetry.Within(hs.local, at(hs.from), at(hs.to)))
+	for _, x := range hs.target {
+		x.GenCPUPct = 0 // the target host's sampler's own CPU, not the generator's
+		out = append(out, x)
+	}
+	return out
 }
 
 // localWindow opens and closes a single-machine trial's CPU window.
@@ -139,6 +180,7 @@ func (hs *hostSampling) begin() {
 	if hs == nil {
 		return
 	}
+	hs.opened = time.Now()
 	for i, r := range hs.runs {
 		if r != nil {
 			if err := r.Begin(); err != nil && hs.errs[i] == nil {
@@ -174,6 +216,7 @@ func (hs *hostSampling) endAt(from, to time.Duration) {
 	if hs == nil {
 		return
 	}
+	hs.from, hs.to, hs.edged = from, to, true
 	for _, r := range hs.runs {
 		if r != nil {
 			r.EndAt(from, to)
@@ -191,6 +234,7 @@ func (hs *hostSampling) stop(s *State, local []telemetry.Sample, flags []telemet
 	m := s.M
 	var noise []noiseOn
 	var reasons []string
+	hs.local = slices.Clone(local) // withProcess merges into local in place
 	flags = slices.DeleteFunc(flags, func(f telemetry.Flag) bool {
 		on := telemetry.Affects(f.Code)
 		return slices.Contains(on, "target_cpu_pct") || slices.Contains(on, "target_cpu_s")
@@ -218,13 +262,26 @@ func (hs *hostSampling) stop(s *State, local []telemetry.Sample, flags []telemet
 			local = withProcess(local, samples)
 			flags = append(flags, fl...)
 			hs.cpu = r.CPU()
+			hs.target, hs.targetOK = r.Window(), true
 			if from, to, closed, closedSec, ok := r.Edges(); ok && hs.cpu.OK {
 				s.Logf("target host %s: target CPU %.4f s from the release (%.1f ms after the planned one) to the last answer (%.1f ms after it); from the planned release to the sampler's end of stdin (%.1f ms later) it would read %.4f s",
 					name, hs.cpu.Sec, float64(from)/1e6, float64(to-from)/1e6, float64(closed-to)/1e6, closedSec)
+				rss, th := gaugePeaks(hs.target)
+				allRSS, allTh := gaugePeaks(samples)
+				s.Logf("target host %s: %d of %d samples within the release and the last answer: peak RSS %.1f MiB and %d threads (%.1f MiB and %d over every sample)",
+					name, len(hs.target), len(samples), rss, th, allRSS, allTh)
 			}
 		}
 	}
 	return local, flags, noise, reasons
+}
+
+// gaugePeaks are the highest RSS and thread count among samples.
+func gaugePeaks(samples []telemetry.Sample) (rssMB float64, threads int) {
+	for _, x := range samples {
+		rssMB, threads = max(rssMB, x.RSSMB), max(threads, x.Threads)
+	}
+	return rssMB, threads
 }
 
 // withProcess puts the target host's process and host columns into the

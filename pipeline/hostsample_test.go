@@ -6,14 +6,18 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/threadlab/threadlab/env/remote"
+	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/measure/load"
 	"github.com/threadlab/threadlab/measure/telemetry"
+	"github.com/threadlab/threadlab/pipeline/replicate"
+	"github.com/threadlab/threadlab/pipeline/trial"
 	"github.com/threadlab/threadlab/store/record"
 )
 
@@ -212,5 +216,70 @@ func TestHostWindowEdges(t *testing.T) {
 	}
 	if d := (to - from - g.Wall).Abs(); d > time.Millisecond || g.Wall < 20*time.Millisecond {
 		t.Errorf("told the last answer %v after the release, the burst's wall is %v: want them equal (and at least one 20 ms answer)", to-from, g.Wall)
+	}
+}
+
+// rowSamples: under --hosts a trial's row reads the samples taken between
+// the load's release and its last answer, as on one machine, while the
+// series keeps every sample. The host samplers opened 0.2 s after this
+// machine's sampler started; the agents' connects took 2.3 s after that,
+// and the burst's last answer came 0.95 s after its release: 2.5..3.45 s
+// after this machine's origin. This machine's scrapes read at 1, 2, 3 and
+// 3.5 s: those at 3 (inside) and 3.5 s (closing the window) count, with
+// 130 MiB of heap, 41 live threads and 1 GC; those at 1 and 2 s (90 MiB,
+// 50 threads, 3 GCs while the connections were accepted) do not. The
+// target host's samples within the edges (remote.Sampling.Window) read
+// 305 MiB and 36 threads at most; the series' connect-phase reading of
+// 340 MiB and 44 threads does not count. target_cpu_pct is their mean
+// weighted by length: (80×1 + 60×0.3)/1.3 = 75.38.
+func TestRowSamples(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	jvm := func(at, dur, heap, live, gc float64) telemetry.Sample {
+		return telemetry.Sample{T: at, Dur: dur, JVM: true, HeapUsedMB: heap, JVMLiveThreads: live, GCCount: gc}
+	}
+	local := []telemetry.Sample{jvm(0, 1, 80, 50, 1), jvm(1, 1, 90, 48, 2), jvm(2, 1, 120, 40, 1), jvm(3, 0.5, 130, 41, 0)}
+	target := []telemetry.Sample{
+		{T: 2.04, Dur: 1, CPUUserPct: 70, CPUSysPct: 10, RSSMB: 300, Threads: 35, GenCPUPct: 2},
+		{T: 3.04, Dur: 0.3, CPUUserPct: 60, RSSMB: 305, Threads: 36},
+	}
+	// What stop returned for the series: this machine's samples with every
+	// target-host sample merged in, the connects' reading among them.
+	series := withProcess(slices.Clone(local), append([]telemetry.Sample{{T: 1.04, Dur: 1, CPUUserPct: 20, RSSMB: 340, Threads: 44}}, target...))
+	edged := func(mod func(*hostSampling)) *hostSampling {
+		hs := &hostSampling{origin: t0, opened: t0.Add(200 * time.Millisecond), from: 2300 * time.Millisecond, to: 3250 * time.Millisecond,
+			edged: true, local: local, target: target, targetOK: true}
+		if mod != nil {
+			mod(hs)
+		}
+		return hs
+	}
+	tests := []struct {
+		why        string
+		hs         *hostSampling
+		rss        float64
+		threads    int
+		cpu        float64 // target_cpu_pct
+		heap, live float64
+		gc         int64
+	}{
+		{"under --hosts, told its edges: the readings within them", edged(nil), 305, 36, 75.38, 130, 41, 1},
+		{"one machine: the samples as stop would give them (here, the series)", nil, 340, 44, 0, 130, 50, 4},
+		{"the window was not told its edges (the load failed before its release): every sample", edged(func(hs *hostSampling) { hs.edged = false }), 340, 44, 0, 130, 50, 4},
+		{"the target host's report did not come back (the trial is invalid for it): every sample", edged(func(hs *hostSampling) { hs.targetOK = false }), 340, 44, 0, 130, 50, 4},
+	}
+	j := replicate.Job{Cell: replicate.Cell{Variant: experiments.Variant{Name: "virtual"}}, Fork: 1}
+	res := &load.Result{Groups: []load.GroupResult{{Name: "burst", Requests: 600}}}
+	for _, tt := range tests {
+		r := trial.Rows("burst", j, 1, "", res, tt.hs.rowSamples(series), nil)[0]
+		if r.TargetRSSMB != tt.rss || r.TargetThreads != tt.threads || r.PeakHeapMB != tt.heap || float64(r.JVMLiveThreads) != tt.live || r.GCCount != tt.gc {
+			t.Errorf("%s: peak RSS %v MiB, %d threads, heap %v MiB, %d live threads, %d GCs; want %v, %d, %v, %v, %d",
+				tt.why, r.TargetRSSMB, r.TargetThreads, r.PeakHeapMB, r.JVMLiveThreads, r.GCCount, tt.rss, tt.threads, tt.heap, tt.live, tt.gc)
+		}
+		if tt.cpu > 0 && math.Abs(r.TargetCPUPct-tt.cpu) > 0.01 {
+			t.Errorf("%s: target CPU %.2f%% of one core, want %.2f%%", tt.why, r.TargetCPUPct, tt.cpu)
+		}
+	}
+	if rss, _ := gaugePeaks(series); len(series) != 4 || rss != 340 {
+		t.Errorf("the series: %d samples, peak RSS %v MiB; want every second (4) with the connects' 340 MiB, untouched by the row's window", len(series), rss)
 	}
 }

@@ -328,7 +328,7 @@ func (s *State) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan)
 	reasons = append(reasons, trial.FlagReasons(m, flags)...)
 	c.Trial++
 	seqNo := f.seq
-	rows := trial.Rows(m.Load.Measure, j, seqNo, started, res, samples, reasons)
+	rows := trial.Rows(m.Load.Measure, j, seqNo, started, res, onHosts.rowSamples(samples), reasons) // under --hosts, the samples within the load's edges (hostsample.go)
 	trial.CheckBounds(m, j.Cell.Variant, plan, res, rows)
 	var codes []string
 	for _, x := range flags {

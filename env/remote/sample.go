@@ -33,7 +33,12 @@ import (
 // cumulative CPU time (telemetry.CPUWindow), so the report carries the
 // CPU-seconds the program spent between "go" and the end of stdin with no
 // sampling cadence in them. It then prints what it sampled as one JSON
-// object and exits.
+// object and exits. When the controller names the load's edges ("end FROM
+// TO"), the report also says when the once-a-second sampler started after
+// "go", so that the readings taken between the release and the last
+// answer can be told from those taken while the agents opened their
+// connections (Sampling.Window): the trial's peaks of RSS and threads read
+// only the former, as on one machine.
 //
 // Hosts that share one kernel (network namespaces or containers on one
 // machine) share its CPUs, so each one's "outside threadlab" would count
@@ -58,6 +63,9 @@ type windowEdges struct {
 	LastAnswer time.Duration `json:"last_answer_ns"`
 	Closed     time.Duration `json:"closed_ns"`
 	ClosedSec  float64       `json:"closed_sec"`
+	// Origin is when the once-a-second sampler started, after "go": the
+	// instant its samples' T count from (telemetry.Within).
+	Origin time.Duration `json:"origin_ns"`
 }
 
 // sampleHelper is `threadlab remote-helper sample [--exclude PIDFILE]... [PIDFILE]`.
@@ -113,6 +121,7 @@ func sampleHelper(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if err == nil { // "go"; stdin ended before it: an empty window, nothing measured
 		win.Begin()
 	}
+	opened := time.Now() // the instant FROM and TO count from, as the window's (within µs)
 	marks := make(chan struct{})
 	marked := make(chan struct{})
 	go func() { // the clock every markEvery, for CPUBetween
@@ -142,7 +151,7 @@ func sampleHelper(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if said {
 		rep.CPU, lost = win.CPUBetween(from, to)
 		raw, _ := win.CPU()
-		rep.Edges = &windowEdges{Release: from, LastAnswer: to, Closed: win.Open(), ClosedSec: raw.Sec}
+		rep.Edges = &windowEdges{Release: from, LastAnswer: to, Closed: win.Open(), ClosedSec: raw.Sec, Origin: smp.Origin().Sub(opened)}
 	} else {
 		rep.CPU, lost = win.CPU()
 	}
@@ -211,11 +220,12 @@ func waitPid(file string, within time.Duration) (int, error) {
 
 // Sampling is a sampler running on a host for one trial.
 type Sampling struct {
-	host  string
-	a     *Agent
-	r     *bufio.Reader
-	cpu   telemetry.CPUSeconds // from the report (Stop)
-	edges windowEdges          // from the report (Stop), after EndAt
+	host    string
+	a       *Agent
+	r       *bufio.Reader
+	cpu     telemetry.CPUSeconds // from the report (Stop)
+	edges   windowEdges          // from the report (Stop), after EndAt
+	samples []telemetry.Sample   // from the report (Stop)
 }
 
 // Sample starts sampling on the host: the program of pidFile (a Proc's
@@ -311,11 +321,25 @@ func (s *Sampling) Stop() ([]telemetry.Sample, []telemetry.Flag, error) {
 	if derr != nil || cerr != nil {
 		return nil, nil, fmt.Errorf("host %s: the sampler's report: %v%s", s.host, derr, orNil(cerr))
 	}
-	s.cpu = rep.CPU
+	s.cpu, s.samples = rep.CPU, rep.Samples
 	if rep.Edges != nil {
 		s.edges = *rep.Edges
 	}
 	return rep.Samples, rep.Flags, nil
+}
+
+// Window is, after Stop, the samples that fall within the edges EndAt
+// named (telemetry.Within): those read between the load's release and its
+// last answer, and the reading that closes the window. The readings taken
+// while a load agent opened its connections, after Begin and before the
+// release, do not count, as on one machine, where they take a few hundred
+// ms and no reading falls in them. Without EndAt, every sample.
+func (s *Sampling) Window() []telemetry.Sample {
+	e := s.edges
+	if e == (windowEdges{}) {
+		return slices.Clone(s.samples)
+	}
+	return telemetry.Within(s.samples, e.Release-e.Origin, e.LastAnswer-e.Origin)
 }
 
 // Edges says, after Stop, where the window fell when EndAt named its

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,8 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -355,6 +358,11 @@ func TestSampleHelperEnd(t *testing.T) {
 		if (rep.Edges != nil) != tt.edges {
 			t.Errorf("%s: edges %+v, want them %v", tt.why, rep.Edges, tt.edges)
 		}
+		// The once-a-second sampler starts just after "go": its origin is
+		// what Window subtracts from the edges.
+		if e := rep.Edges; e != nil && (e.Origin < 0 || e.Origin > time.Second) {
+			t.Errorf("%s: the sampler's origin %v after go, want it just after", tt.why, e.Origin)
+		}
 	}
 }
 
@@ -398,5 +406,98 @@ func TestSamplingEndAt(t *testing.T) {
 	}
 	if closedSec < 1.6*got.Sec {
 		t.Errorf("go to the end of stdin %.4f CPU-s, release to last answer %.4f: want about 2.3 times (the hog burnt on)", closedSec, got.Sec)
+	}
+}
+
+// holdEnv makes the test binary a program that holds extra OS threads
+// until its stdin ends (TestHoldThreadsChild), as a target starts threads
+// while it accepts a load's connections.
+const holdEnv = "THREADLAB_REMOTE_HOLD_THREADS"
+
+// TestHoldThreadsChild is the program side of TestSamplingWindow, not a
+// test of its own: it locks 16 goroutines to their threads, says "held",
+// and lets them end when its stdin ends; a goroutine that ends locked
+// takes its thread with it.
+func TestHoldThreadsChild(t *testing.T) {
+	if os.Getenv(holdEnv) == "" {
+		return
+	}
+	release := make(chan struct{})
+	var up sync.WaitGroup
+	for range 16 {
+		up.Add(1)
+		go func() {
+			runtime.LockOSThread()
+			up.Done()
+			<-release
+		}()
+	}
+	up.Wait()
+	fmt.Println("held")
+	io.Copy(io.Discard, os.Stdin)
+	close(release)
+	time.Sleep(time.Minute) // killed by the test
+	os.Exit(0)
+}
+
+// TestSamplingWindow: the target host's sampler reads once a second from
+// Begin (the planned release), but the trial's peaks read only the
+// samples between the release and the last answer that EndAt names, and
+// the reading that closes the window. A program holds 16 extra threads
+// for the first 1.3 s after Begin (the agents' connects) and lets them go
+// before the release: the reading at 1 s sees them, the window does not.
+func TestSamplingWindow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("samples for 2 s")
+	}
+	prog := exec.Command(os.Args[0], "-test.run=^TestHoldThreadsChild$")
+	prog.Env = append(os.Environ(), holdEnv+"=1")
+	stdin, err := prog.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := prog.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prog.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { prog.Process.Kill(); prog.Wait() })
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "held\n" {
+		t.Fatalf("the program said %q (%v), want held", line, err)
+	}
+	s := startSampleChild(t, writePidFile(t, prog.Process.Pid))
+	if err := s.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	time.Sleep(1300 * time.Millisecond) // the reading at 1 s sees the held threads
+	stdin.Close()                       // they end
+	time.Sleep(250 * time.Millisecond)
+	from := time.Since(began) // the release
+	time.Sleep(250 * time.Millisecond)
+	to := time.Since(began) // the last answer
+	s.EndAt(from, to)
+	all, flags, err := s.Stop()
+	if err != nil || len(flags) != 0 {
+		t.Fatalf("stop: flags %v, %v; want a clean report", flags, err)
+	}
+	peak := func(xs []telemetry.Sample) (n int) {
+		for _, x := range xs {
+			n = max(n, x.Threads)
+		}
+		return n
+	}
+	win := s.Window()
+	t.Logf("%d samples, peak %d threads; %d within %v..%v, peak %d threads", len(all), peak(all), len(win), from, to, peak(win))
+	if len(win) == 0 || len(win) >= len(all) {
+		t.Fatalf("%d of %d samples within the edges, want the closing reading and not the one at 1 s", len(win), len(all))
+	}
+	if peak(all)-peak(win) < 12 {
+		t.Errorf("peak threads %d over every sample, %d within the edges: want the 16 threads held before the release left out", peak(all), peak(win))
+	}
+	if _, _, _, _, ok := s.Edges(); !ok {
+		t.Errorf("no edges in the report")
 	}
 }

@@ -35,7 +35,7 @@ var layers = []layer{
 	{"rendering", []string{"render/report", "render/console"}},
 	{"running a plan", []string{"pipeline/preflight", "pipeline/replicate", "pipeline/cost", "pipeline/trial"}},
 	{"the orchestrator", []string{"pipeline"}},
-	{"the CLI", []string{"cmd/threadlab"}},
+	{"the CLI", []string{"cmd/threadlab", "cmd/hostsparity"}},
 }
 
 // TestLayers reads the imports of every package of the module (its
