@@ -12,6 +12,7 @@ import (
 
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/env/supervise"
+	"github.com/threadlab/threadlab/pipeline/trial"
 	"github.com/threadlab/threadlab/store/record"
 )
 
@@ -97,7 +98,7 @@ func (s *State) startDownstream(ctx context.Context, delay time.Duration) (strin
 		argv = append(argv, strings.ReplaceAll(a, "{delay}", delay.String()))
 	}
 	logPath := filepath.Join(s.Dir, record.LogsDir, "downstream.log")
-	t, err := Processes{}.Launch(context.WithoutCancel(ctx), Spec{Name: roleDownstream, Argv: argv, Port: port, Ready: "/health", LogPath: logPath})
+	t, err := trial.Processes{}.Launch(context.WithoutCancel(ctx), trial.Spec{Name: roleDownstream, Argv: argv, Port: port, Ready: "/health", LogPath: logPath})
 	if err != nil {
 		return "", err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/trial"
 	"github.com/threadlab/threadlab/store/record"
 )
 
@@ -39,7 +40,7 @@ func TestTargetDiesAtStart(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o := opts(t, Processes{})
+			o := opts(t, trial.Processes{})
 			o.NoReport = true
 			s, err := Run(context.Background(), m, o)
 			if tt.wantErr {

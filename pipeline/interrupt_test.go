@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/trial"
 	"github.com/threadlab/threadlab/store/record"
 )
 
@@ -129,7 +130,7 @@ func TestBadReadyPathIsAnError(t *testing.T) {
 		t.Fatal(perr)
 	}
 	m.Variants[0].Ready = "/ready%zz"
-	o := opts(t, Processes{})
+	o := opts(t, trial.Processes{})
 	o.NoReport = true
 	s, err := Run(context.Background(), m, o)
 	if err == nil || !strings.Contains(err.Error(), "ready path") {

@@ -70,17 +70,17 @@ func finishing(st Stage) bool {
 
 // Options configure a run; none of them changes a measurement.
 type Options struct {
-	DataDir    string    // default "data"
-	ReportsDir string    // default "reports"
-	TargetsDir string    // the Maven project of the built-in targets; default "env/targets"
-	RunID      string    // default: UTC time stamp
-	Resume     string    // an existing run directory to continue
-	Command    string    // how the run was started, for "how to reproduce"
-	Log        io.Writer // plain log lines; default io.Discard
-	Progress   Progress  // live display; default none
-	Launcher   Launcher  // default Processes{}
-	Stages     []Stage   // default Stages()
-	NoReport   bool      // skip rendering (tests of the data alone)
+	DataDir    string         // default "data"
+	ReportsDir string         // default "reports"
+	TargetsDir string         // the Maven project of the built-in targets; default "env/targets"
+	RunID      string         // default: UTC time stamp
+	Resume     string         // an existing run directory to continue
+	Command    string         // how the run was started, for "how to reproduce"
+	Log        io.Writer      // plain log lines; default io.Discard
+	Progress   Progress       // live display; default none
+	Launcher   trial.Launcher // default trial.Processes{}
+	Stages     []Stage        // default Stages()
+	NoReport   bool           // skip rendering (tests of the data alone)
 	// Downstream is the command of the downstream service as a process of
 	// its own ({port} and {delay} are replaced), e.g. threadlab downstream
 	// --port {port} --delay {delay}. It is used when the manifest pins
@@ -225,7 +225,7 @@ func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, err
 		opt.TargetsDir = filepath.Join("env", "targets")
 	}
 	if opt.Launcher == nil {
-		opt.Launcher = Processes{}
+		opt.Launcher = trial.Processes{}
 	}
 	if opt.Stages == nil {
 		opt.Stages = Stages()
@@ -250,7 +250,7 @@ func Run(ctx context.Context, m *experiments.Manifest, opt Options) (*State, err
 			return nil, err
 		}
 		defer hr.close() // after s.cleanup, which stops the remote programs
-		if opt.Launcher == nil || opt.Launcher == (Processes{}) {
+		if opt.Launcher == nil || opt.Launcher == (trial.Processes{}) {
 			opt.Launcher = hostLauncher{hr}
 		}
 	}

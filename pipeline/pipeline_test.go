@@ -17,6 +17,7 @@ import (
 
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/replicate"
+	"github.com/threadlab/threadlab/pipeline/trial"
 	"github.com/threadlab/threadlab/render/console"
 	"github.com/threadlab/threadlab/store/record"
 )
@@ -121,7 +122,7 @@ func parse(t *testing.T, trials int) *experiments.Manifest {
 	return m
 }
 
-func opts(t *testing.T, l Launcher) Options {
+func opts(t *testing.T, l trial.Launcher) Options {
 	dir := t.TempDir()
 	return Options{DataDir: filepath.Join(dir, "data"), ReportsDir: filepath.Join(dir, "reports"), Launcher: l, RunID: "r1"}
 }

@@ -1,10 +1,9 @@
 package pipeline
 
 import (
-	"fmt"
-
 	"github.com/threadlab/threadlab/measure/load"
 	"github.com/threadlab/threadlab/pipeline/cost"
+	"github.com/threadlab/threadlab/pipeline/forks"
 	"github.com/threadlab/threadlab/pipeline/replicate"
 	"github.com/threadlab/threadlab/render/console"
 	"github.com/threadlab/threadlab/store/record"
@@ -28,10 +27,10 @@ func Show(d console.Display) Progress { return shown{d} }
 type shown struct{ d console.Display }
 
 func (s shown) Start(total, done int)          { s.d.Start(total, done) }
-func (s shown) Trial(j replicate.Job, seq int) { s.d.Trial(cellLabel(j), seq) }
+func (s shown) Trial(j replicate.Job, seq int) { s.d.Trial(forks.Label(j), seq) }
 func (s shown) Tick(t load.Tick)               { s.d.Tick(t) }
 func (s shown) Done(j replicate.Job, r record.Trial) {
-	s.d.Done(cellLabel(j), r.Iteration, describe(r))
+	s.d.Done(forks.Label(j), r.Iteration, forks.Describe(r))
 }
 func (s shown) Close() { s.d.Close() }
 
@@ -43,12 +42,4 @@ func NewETA(e *cost.Estimate) *console.ETA {
 	}
 	its := max(e.Iterations, 1)
 	return console.NewETA(its, e.Costs.Fork(its), e.Costs.WindowS+e.Costs.PauseS, e.From)
-}
-
-func cellLabel(j replicate.Job) string {
-	s := j.Cell.Variant.Name
-	if p := j.Cell.PointString(); p != "" {
-		s += " " + p
-	}
-	return fmt.Sprintf("%s fork %d", s, j.Fork)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/cost"
+	"github.com/threadlab/threadlab/pipeline/forks"
 	"github.com/threadlab/threadlab/pipeline/replicate"
 	"github.com/threadlab/threadlab/render/console"
 	"github.com/threadlab/threadlab/store/record"
@@ -37,7 +38,7 @@ func TestShow(t *testing.T) {
 	p.Trial(j, 1)
 	p.Done(j, r)
 	p.Close()
-	if want := "[1/4] virtual fork 2 iteration 3: " + describe(r) + " (ETA "; !strings.HasPrefix(buf.String(), want) {
+	if want := "[1/4] virtual fork 2 iteration 3: " + forks.Describe(r) + " (ETA "; !strings.HasPrefix(buf.String(), want) {
 		t.Errorf("got %q, want it to start %q", buf.String(), want)
 	}
 }

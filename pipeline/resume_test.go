@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/trial"
 	"github.com/threadlab/threadlab/store/record"
 )
 
@@ -117,7 +118,7 @@ func TestResumeAfterTornFiles(t *testing.T) {
 func TestTargetLogAppends(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "001-a-t1.log")
 	for _, word := range []string{"first-attempt", "second-attempt"} {
-		tg, err := Processes{}.Launch(context.Background(), Spec{Name: "a", Argv: []string{"sh", "-c", "echo " + word}, LogPath: path})
+		tg, err := trial.Processes{}.Launch(context.Background(), trial.Spec{Name: "a", Argv: []string{"sh", "-c", "echo " + word}, LogPath: path})
 		if err != nil {
 			t.Fatal(err)
 		}

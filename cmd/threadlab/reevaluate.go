@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/judge/verdicts"
@@ -58,7 +57,7 @@ func reevaluateRun(dir, claimsFrom string, stdout io.Writer) error {
 			return err
 		}
 	}
-	if err := keepOriginal(dir); err != nil {
+	if err := verdicts.KeepPrevious(dir); err != nil {
 		return err
 	}
 	old, err := record.ReadVerdictsFile(dir, record.PreviousVerdictsFile)
@@ -77,25 +76,14 @@ func reevaluateRun(dir, claimsFrom string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	changed := 0
-	for i := range now {
-		v := &now[i]
-		prev := findVerdict(old, v.ID)
-		why := changeOf(prev, *v)
-		if why == "" {
-			continue
-		}
-		changed++
-		if prev != nil {
-			v.Previous = &record.Previous{Status: prev.Status, Reason: prev.Reason, Version: prev.Version, Why: why}
-		}
-		v.Evidence = append([]string{fmt.Sprintf("re-evaluated by threadlab %s: %s", version, why)}, v.Evidence...)
-		fmt.Fprintf(stdout, "%s: claim %s: %s\n", dir, v.ID, why)
+	changes := verdicts.MarkChanges(old, now, version)
+	for _, c := range changes {
+		fmt.Fprintf(stdout, "%s: claim %s: %s\n", dir, c.ID, c.Why)
 	}
 	if err := record.WriteJSON(dir, record.VerdictsFile, now); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: re-evaluated %d claims with threadlab %s, %d changed\n", dir, len(now), version, changed)
+	fmt.Fprintf(stdout, "%s: re-evaluated %d claims with threadlab %s, %d changed\n", dir, len(now), version, len(changes))
 	return nil
 }
 
@@ -139,58 +127,4 @@ func withClaimsOf(dir string, run *experiments.Manifest, profile, claimsFrom str
 	}
 	fmt.Fprintf(stdout, "%s: claims taken from %s (%d claims; the manifest as run is kept in %s)\n", dir, claimsFrom, len(c.Claims), record.PreviousManifestFile)
 	return &c, nil
-}
-
-// keepOriginal copies verdicts.json to verdicts.previous.json unless that
-// already exists (a run re-evaluated before keeps its first verdicts).
-func keepOriginal(dir string) error {
-	prev := filepath.Join(dir, record.PreviousVerdictsFile)
-	if _, err := os.Stat(prev); err == nil {
-		return nil
-	}
-	data, err := os.ReadFile(filepath.Join(dir, record.VerdictsFile))
-	if errors.Is(err, os.ErrNotExist) {
-		data = []byte("[]\n") // a run that never got verdicts: everything is new
-	} else if err != nil {
-		return err
-	}
-	return record.WriteFile(dir, record.PreviousVerdictsFile, data)
-}
-
-func findVerdict(vs []record.Verdict, id string) *record.Verdict {
-	for i := range vs {
-		if vs[i].ID == id {
-			return &vs[i]
-		}
-	}
-	return nil
-}
-
-// changeOf says what changed between a claim's previous and current
-// verdict, "" when nothing did.
-func changeOf(prev *record.Verdict, now record.Verdict) string {
-	decidedBy := func(v record.Verdict) string {
-		if v.Version == "" {
-			return "the rules it was recorded with"
-		}
-		return "threadlab " + v.Version
-	}
-	switch {
-	case prev == nil:
-		return fmt.Sprintf("new claim, %s: %s", stats.StatusText(now.Status), now.Reason)
-	case prev.Status != now.Status:
-		return fmt.Sprintf("was %s under %s (%s); now %s: %s (%s)",
-			stats.StatusText(prev.Status), decidedBy(*prev), prev.Reason, stats.StatusText(now.Status), now.Reason, firstClause(now.Method))
-	case prev.Reason != now.Reason:
-		return fmt.Sprintf("still %s, for a new reason: %s (was: %s)", stats.StatusText(now.Status), now.Reason, prev.Reason)
-	}
-	return ""
-}
-
-// firstClause is a method line up to its first semicolon: the test's name.
-func firstClause(s string) string {
-	if i := strings.Index(s, ";"); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/threadlab/threadlab/judge/verdicts"
 	"github.com/threadlab/threadlab/store/record"
 )
 
@@ -145,7 +146,7 @@ func TestReportReevaluateClaims(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v := findVerdict(now, "webflux-event-loops-only")
+			v := verdicts.Find(now, "webflux-event-loops-only")
 			if v == nil || v.Status != "supported" || !strings.Contains(v.Evidence[0], "new claim") {
 				t.Fatalf("added claim: %+v; want supported (4 event loops in every trial) and marked as new", v)
 			}

@@ -33,7 +33,7 @@ var layers = []layer{
 	{"the manifest", []string{"experiments", "experiments/seeds"}},
 	{"reading runs", []string{"judge/verdicts", "judge/diff", "judge/across"}},
 	{"rendering", []string{"render/report", "render/console"}},
-	{"running a plan", []string{"pipeline/preflight", "pipeline/replicate", "pipeline/cost", "pipeline/trial"}},
+	{"running a plan", []string{"pipeline/preflight", "pipeline/replicate", "pipeline/cost", "pipeline/trial", "pipeline/forks"}},
 	{"the orchestrator", []string{"pipeline"}},
 	{"the CLI", []string{"cmd/threadlab", "cmd/hostsparity"}},
 }

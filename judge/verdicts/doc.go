@@ -17,6 +17,9 @@
 //     valid one for a count that does not).
 //   - preconditions.go: whether a claim applies on this host (requires:,
 //     skipped variants; issue 11).
+//   - previous.go: a re-evaluated run's verdicts against the ones first
+//     recorded (KeepPrevious, MarkChanges: Previous and an evidence line
+//     on each verdict that changed).
 //
 // Data flow: trials.csv rows (record.Trial) are grouped by cell
 // (record.CellKey) and reduced to their steady iterations; each claim's

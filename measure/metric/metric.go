@@ -19,7 +19,7 @@
 // Adding a metric is one Def below plus, for a newly measured quantity,
 // its record.Trial field (with the csv tag of its Name) and the code that
 // fills that field (the load generator's result or the sampler's peaks,
-// copied into the trial by pipeline/trials.go). Nothing else: the run
+// copied into the trial by pipeline/trial). Nothing else: the run
 // page's trial table, comparisons.csv, the comparison page and threadlab
 // diff (by Default), summary.csv and claim validation (by Claim), lint (by
 // Kind), per_core preconditions (by PerCore) and the telemetry flags (by

@@ -254,7 +254,7 @@ func fluctuations(x []float64) int {
 }
 
 // Stop is an until-steady warm-up's decision after a round, as
-// pipeline/warmup.go asks it: "steady" once elapsed has reached min and
+// pipeline/forks/warmup.go asks it: "steady" once elapsed has reached min and
 // Settled holds on the rounds' values x, "max" once elapsed has reached
 // max without that, "" to run another round. The verdict is Settled's
 // (its Why is the evidence).

@@ -1,4 +1,4 @@
-package pipeline
+package forks
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/threadlab/threadlab/measure/load"
 	"github.com/threadlab/threadlab/measure/metric"
 	"github.com/threadlab/threadlab/pipeline/replicate"
+	"github.com/threadlab/threadlab/pipeline/trial"
 	"github.com/threadlab/threadlab/stats/steady"
 	"github.com/threadlab/threadlab/store/record"
 )
@@ -26,8 +27,8 @@ import (
 // until-steady warm-up says why it stopped ("; stop: steady" or "; stop:
 // max"). A variant with measure: cold is not warmed up: its start is what
 // is measured.
-func (s *State) warmup(ctx context.Context, j replicate.Job, seq, fork int, plan load.Plan) error {
-	w := s.M.Load.Warmup
+func (l *Loop) warmup(ctx context.Context, j replicate.Job, seq, fork int, plan load.Plan) error {
+	w := l.M.Load.Warmup
 	if w.Max <= 0 || j.Cell.Variant.Measure == experiments.MeasureCold {
 		return nil
 	}
@@ -45,16 +46,16 @@ func (s *State) warmup(ctx context.Context, j replicate.Job, seq, fork int, plan
 			timed = true
 		}
 	}
-	primary := s.M.Primary()
+	primary := l.M.Primary()
 	rule := steady.Settle{HigherIsBetter: metric.HigherIsBetter(primary)}
 	var xs []float64
 	start := time.Now()
 	for n := 1; ; n++ {
-		res, err := s.runLoad(ctx, p)
+		res, err := l.Hooks.Release(ctx, p)
 		if err != nil {
 			return fmt.Errorf("warm-up: %w", err)
 		}
-		rows := trialRows(s, j, seq, now(), res, nil, nil)
+		rows := trial.Rows(l.M.Load.Measure, j, seq, now(), res, nil, nil)
 		elapsed := time.Since(start)
 		stop := ""
 		switch {
@@ -77,7 +78,7 @@ func (s *State) warmup(ctx context.Context, j replicate.Job, seq, fork int, plan
 			rows[i].Valid = false
 			rows[i].Fork = fork
 		}
-		if err := record.AppendCSV(s.Dir, record.WarmupFile, rows); err != nil {
+		if err := record.AppendCSV(l.Dir, record.WarmupFile, rows); err != nil {
 			return err
 		}
 		if stop != "" || ctx.Err() != nil {
