@@ -103,7 +103,7 @@ func (s *State) startDownstream(ctx context.Context, delay time.Duration) (strin
 		return "", err
 	}
 	s.OnCleanup(func() { t.Stop() })
-	if err := waitReady(ctx, t, "/health", logPath, 30*time.Second); err != nil {
+	if err := trial.WaitReady(ctx, t, "/health", logPath, 30*time.Second); err != nil {
 		return "", err
 	}
 	s.downstreamPid = t.Pid()

@@ -17,6 +17,7 @@ import (
 	"github.com/threadlab/threadlab/env/remote"
 	"github.com/threadlab/threadlab/measure/fleet"
 	"github.com/threadlab/threadlab/measure/load"
+	"github.com/threadlab/threadlab/pipeline/trial"
 	"github.com/threadlab/threadlab/store/record"
 )
 
@@ -221,7 +222,7 @@ func TestRemoteTargetLogRedacted(t *testing.T) {
 		// the last output arrives as the session ends
 		logf.WriteString("spring.datasource.url=jdbc:postgresql://app:s3cret@10.0.0.3/db\nStarted in 1.2 s\n")
 	}}
-	rt := &remoteTarget{spec: Spec{LogPath: logPath}, host: "tl-target", proc: p, log: logf}
+	rt := &remoteTarget{spec: trial.Spec{LogPath: logPath}, host: "tl-target", proc: p, log: logf}
 	rt.Stop()
 	b, err := os.ReadFile(logPath)
 	if err != nil {

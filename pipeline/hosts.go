@@ -28,6 +28,7 @@ import (
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/measure/fleet"
 	"github.com/threadlab/threadlab/measure/load"
+	"github.com/threadlab/threadlab/pipeline/trial"
 	"github.com/threadlab/threadlab/store/record"
 )
 
@@ -334,12 +335,12 @@ func (hr *hostRun) startDownstream(ctx context.Context, s *State, delay time.Dur
 		argv = append([]string{"taskset", "-c", hr.dsSpec.CPUs}, argv...)
 	}
 	logPath := filepath.Join(s.Dir, record.LogsDir, "downstream.log")
-	t, err := hr.launch(c, addr, Spec{Name: roleDownstream, Argv: argv, Port: port, Ready: "/health", LogPath: logPath})
+	t, err := hr.launch(c, addr, trial.Spec{Name: roleDownstream, Argv: argv, Port: port, Ready: "/health", LogPath: logPath})
 	if err != nil {
 		return "", err
 	}
 	s.OnCleanup(func() { t.Stop() })
-	if err := waitReady(ctx, t, "/health", logPath, 30*time.Second); err != nil {
+	if err := trial.WaitReady(ctx, t, "/health", logPath, 30*time.Second); err != nil {
 		return "", err
 	}
 	return t.URL(), nil
@@ -348,7 +349,7 @@ func (hr *hostRun) startDownstream(ctx context.Context, s *State, delay time.Dur
 // hostLauncher starts targets on the target host.
 type hostLauncher struct{ hr *hostRun }
 
-func (l hostLauncher) Launch(ctx context.Context, sp Spec) (Target, error) {
+func (l hostLauncher) Launch(ctx context.Context, sp trial.Spec) (trial.Target, error) {
 	hr := l.hr
 	if cpus := hr.inv.Target.CPUs; cpus != "" {
 		sp.Argv = append([]string{"taskset", "-c", cpus}, sp.Argv...)
@@ -356,7 +357,7 @@ func (l hostLauncher) Launch(ctx context.Context, sp Spec) (Target, error) {
 	return hr.launch(hr.target, hr.address(hr.inv.Target, hr.target), sp)
 }
 
-func (hr *hostRun) launch(c *remote.Host, addr string, sp Spec) (Target, error) {
+func (hr *hostRun) launch(c *remote.Host, addr string, sp trial.Spec) (trial.Target, error) {
 	if len(sp.Argv) == 0 {
 		return nil, errors.New("empty command")
 	}
@@ -376,7 +377,7 @@ func (hr *hostRun) launch(c *remote.Host, addr string, sp Spec) (Target, error) 
 // remoteTarget is a program on another host; its output comes back over
 // ssh into the log here.
 type remoteTarget struct {
-	spec    Spec
+	spec    trial.Spec
 	addr    string
 	host    string
 	proc    remoteProc

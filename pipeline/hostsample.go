@@ -12,6 +12,7 @@ import (
 	"github.com/threadlab/threadlab/env/remote"
 	"github.com/threadlab/threadlab/measure/load"
 	"github.com/threadlab/threadlab/measure/telemetry"
+	"github.com/threadlab/threadlab/pipeline/trial"
 )
 
 // Telemetry and noise on the hosts of a multi-host run (issue 25): for
@@ -125,7 +126,7 @@ type noiseOn struct {
 // startSampling starts a sampler on every host; on the target host it
 // samples the target process too. A host whose sampler does not start is
 // named in the trial's reasons when it stops.
-func (hr *hostRun) startSampling(ctx context.Context, s *State, t Target) *hostSampling {
+func (hr *hostRun) startSampling(ctx context.Context, s *State, t trial.Target) *hostSampling {
 	hr.warnOnce(s, "cooldown", "multi-host run: the idle-host wait before a fork (cooldown.max_busy_pct) reads this machine only and is skipped; the in-trial noise gates run on every host")
 	pidFile := ""
 	if rt, ok := t.(*remoteTarget); ok {

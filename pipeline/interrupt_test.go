@@ -115,7 +115,7 @@ func TestPanicSettlesFailed(t *testing.T) {
 // used to ignore that error and dereference a nil request.
 func TestBadReadyPathIsAnError(t *testing.T) {
 	tg := &fixedTarget{url: "http://127.0.0.1:1"}
-	err := waitReady(context.Background(), tg, "/ready%zz", "x.log", time.Second)
+	err := trial.WaitReady(context.Background(), tg, "/ready%zz", "x.log", time.Second)
 	if err == nil || !strings.Contains(err.Error(), `ready path "/ready%zz"`) {
 		t.Fatalf("err = %v, want one naming the ready path", err)
 	}

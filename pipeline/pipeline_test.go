@@ -56,7 +56,7 @@ func (t *inprocTarget) Stop() error {
 	return nil
 }
 
-func (l *inproc) Launch(ctx context.Context, s Spec) (Target, error) {
+func (l *inproc) Launch(ctx context.Context, s trial.Spec) (trial.Target, error) {
 	l.mu.Lock()
 	l.launched++
 	n := l.launched

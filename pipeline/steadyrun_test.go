@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/trial"
 	"github.com/threadlab/threadlab/store/record"
 )
 
@@ -19,7 +20,7 @@ import (
 // "slows" is fast for its first `phase` and slow afterwards (a leak).
 type phased struct{ phase int64 }
 
-func (p phased) Launch(ctx context.Context, s Spec) (Target, error) {
+func (p phased) Launch(ctx context.Context, s trial.Spec) (trial.Target, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(s.Port))
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/pipeline/trial"
 	"github.com/threadlab/threadlab/stats"
 	"github.com/threadlab/threadlab/store/record"
 )
@@ -22,7 +23,7 @@ import (
 // one burst covers.
 type warming struct{ slow map[string]int64 }
 
-func (w warming) Launch(ctx context.Context, s Spec) (Target, error) {
+func (w warming) Launch(ctx context.Context, s trial.Spec) (trial.Target, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(s.Port))
 	if err != nil {
 		return nil, err
