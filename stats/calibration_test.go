@@ -240,6 +240,7 @@ func TestCalibration(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibration takes seconds; run without -short")
 	}
+	t.Parallel() // CPU only, no timing: beside the other Monte Carlo tests, on every core (issue: CI time)
 	const reps = 200
 	ns := []int{3, 5, 10, 20}
 	for _, k := range calKinds {
@@ -250,9 +251,27 @@ func TestCalibration(t *testing.T) {
 	}
 }
 
-// calibrateKind asserts the figures for one check kind.
+// calibrateKind asserts the figures for one check kind, one parallel
+// subtest per CV: each draws from its own seeded stream (rates), so the
+// figures are the same however the subtests are scheduled.
 func calibrateKind(t *testing.T, k calKind, reps int, ns []int) {
 	for _, cv := range []float64{0.02, 0.10, 0.20} {
+		t.Run(fmt.Sprintf("cv=%g", cv), func(t *testing.T) {
+			t.Parallel()
+			calibrateKindCV(t, k, reps, ns, cv)
+		})
+	}
+	if k.equivalence() {
+		if power, _ := rates(k, bandCentre, 0.05, 10, 0, reps, 4, calQuick); power < 0.80 {
+			t.Errorf("%s: equivalence supported %.3f at n=10, CV 5%%, truth at the centre; want ≥ 0.80", k.name, power)
+		}
+	}
+}
+
+// calibrateKindCV asserts one kind's figures at one CV, over ns in order
+// (power must not fall as n grows).
+func calibrateKindCV(t *testing.T, k calKind, reps int, ns []int, cv float64) {
+	{
 		prevPower := 0.0
 		for _, n := range ns {
 			sup, _ := rates(k, atThreshold, cv, n, 0, reps, 1, calQuick)
@@ -277,11 +296,6 @@ func calibrateKind(t *testing.T, k calKind, reps int, ns []int) {
 			}
 		}
 	}
-	if k.equivalence() {
-		if power, _ := rates(k, bandCentre, 0.05, 10, 0, reps, 4, calQuick); power < 0.80 {
-			t.Errorf("%s: equivalence supported %.3f at n=10, CV 5%%, truth at the centre; want ≥ 0.80", k.name, power)
-		}
-	}
 }
 
 // TestCalibrationSequential asserts the same error rates when a run looks
@@ -290,13 +304,17 @@ func TestCalibrationSequential(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibration takes seconds; run without -short")
 	}
+	t.Parallel() // CPU only, no timing: beside the other Monte Carlo tests
 	const reps = 150
 	for _, k := range calKinds {
-		sup, _ := rates(k, atThreshold, 0.10, 10, 3, reps, 5, calQuick)
-		_, con := rates(k, beats10, 0.10, 10, 3, reps, 6, calQuick)
-		if sup > 0.05+3*mcSE(0.05, reps) || con > 0.05+3*mcSE(0.05, reps) {
-			t.Errorf("%s sequential (looks at n=3..10): false supported %.3f, false contradicted %.3f; want ≤ 0.05", k.name, sup, con)
-		}
+		t.Run(k.name, func(t *testing.T) {
+			t.Parallel() // each kind its own seeded streams: the same figures in any order
+			sup, _ := rates(k, atThreshold, 0.10, 10, 3, reps, 5, calQuick)
+			_, con := rates(k, beats10, 0.10, 10, 3, reps, 6, calQuick)
+			if sup > 0.05+3*mcSE(0.05, reps) || con > 0.05+3*mcSE(0.05, reps) {
+				t.Errorf("%s sequential (looks at n=3..10): false supported %.3f, false contradicted %.3f; want ≤ 0.05", k.name, sup, con)
+			}
+		})
 	}
 }
 

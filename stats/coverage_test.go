@@ -75,14 +75,18 @@ func TestCoverage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("coverage takes a minute; run without -short")
 	}
+	t.Parallel() // CPU only, no timing: beside the other Monte Carlo tests, on every core
 	const reps = 300
 	for _, d := range covDesigns() {
-		cov, below, above := coverage(d, reps, 11)
-		se := mcSE(0.9, reps)
-		if cov < 0.87-3*se || cov > 0.93+3*se {
-			t.Errorf("%d×%d σ_b %.2f σ_w %.2f: coverage %.3f (miss %.3f below, %.3f above), want 0.87-0.93",
-				d.forks, d.iters, d.between, d.within, cov, below, above)
-		}
+		t.Run(fmt.Sprintf("%dx%d_b%.2f_w%.2f", d.forks, d.iters, d.between, d.within), func(t *testing.T) {
+			t.Parallel() // coverage seeds its own stream per design: the same figures in any order
+			cov, below, above := coverage(d, reps, 11)
+			se := mcSE(0.9, reps)
+			if cov < 0.87-3*se || cov > 0.93+3*se {
+				t.Errorf("%d×%d σ_b %.2f σ_w %.2f: coverage %.3f (miss %.3f below, %.3f above), want 0.87-0.93",
+					d.forks, d.iters, d.between, d.within, cov, below, above)
+			}
+		})
 	}
 }
 
@@ -163,12 +167,16 @@ func TestCalibrationShapes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibration takes seconds; run without -short")
 	}
+	t.Parallel() // CPU only, no timing: beside the other Monte Carlo tests
 	const reps = 200
 	for _, sh := range shapes {
 		for _, n := range []int{5, 10} {
-			if sup, _, _ := shapeRates(sh, 1, n, reps, 21); sup > 0.05+3*mcSE(0.05, reps) {
-				t.Errorf("%s, %d forks: false supported %.3f at the threshold, want ≤ 0.05", sh.name, n, sup)
-			}
+			t.Run(fmt.Sprintf("%s/n=%d", sh.name, n), func(t *testing.T) {
+				t.Parallel() // shapeRates seeds its own stream: the same figures in any order
+				if sup, _, _ := shapeRates(sh, 1, n, reps, 21); sup > 0.05+3*mcSE(0.05, reps) {
+					t.Errorf("%s, %d forks: false supported %.3f at the threshold, want ≤ 0.05", sh.name, n, sup)
+				}
+			})
 		}
 	}
 }

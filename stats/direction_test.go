@@ -124,6 +124,7 @@ func TestDirectionCalibration(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibration takes seconds; run without -short")
 	}
+	t.Parallel() // CPU only, no timing: beside the other Monte Carlo tests
 	const reps = 200
 	c := Check{Metric: "rps", Compare: []string{"a", "b"}, AtLeast: F(1.5)}
 	rates := func(ratio, cv float64, n int, seed uint64) (up, down float64) {

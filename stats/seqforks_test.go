@@ -158,6 +158,7 @@ func TestSequentialForksCatalog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation takes a minute; run without -short")
 	}
+	t.Parallel() // CPU only, no timing: beside the other Monte Carlo tests
 	s := seqCatalog(10, 20, "", 31)
 	t.Logf("max 10 forks, O'Brien-Fleming: %.0f%% of the fixed design's forks; decided %.2f fixed, %.2f sequential; wrong side %.3f",
 		100*s.fraction, s.fixedDecided, s.seqDecided, s.wrong)

@@ -42,6 +42,10 @@ retries: 0
 cooldown: {max_busy_pct: 100, max_wait: 1ms, pause: 1ms}
 `
 
+// TestRunPoolSweepPostgres runs poolSweepPostgres and, on the same run
+// (one PostgreSQL and two JVM starts serve both: CI time), checks the
+// listeners: "listeners loopback only" is what TestListenersLoopbackOnly
+// checked on a run of its own (listen_test.go).
 func TestRunPoolSweepPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL and JVMs")
@@ -55,9 +59,13 @@ func TestRunPoolSweepPostgres(t *testing.T) {
 	var out, errb bytes.Buffer
 	args := []string{"run", "--quiet", "--data", filepath.Join(dir, "data"), "--reports", filepath.Join(dir, "reports"),
 		"--targets", "../../env/targets", "--run-id", "pg", manifest}
-	if code := run(context.Background(), args, &out, &errb); code != 0 {
+	stopWatching := watchListeners(t)
+	code := run(context.Background(), args, &out, &errb)
+	listeners := stopWatching()
+	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
+	t.Run("listeners loopback only", func(t *testing.T) { checkLoopbackOnly(t, listeners) })
 	runDir := filepath.Join(dir, "data", "pool-sweep-pg", "pg")
 	trials, err := record.ReadCSV[record.Trial](runDir, record.TrialsFile)
 	if err != nil || len(trials) != 2 {

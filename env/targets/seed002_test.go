@@ -97,6 +97,9 @@ func TestSeed002Approaches(t *testing.T) {
 			}
 			tg := start(t, javaHome, jars[a.jar], props)
 			defer tg.stop()
+			// First, on the fresh JVM: the in-flight gauge (virtual_test.go),
+			// which had a JVM of its own per approach.
+			t.Run("virtual inflight gauge", func(t *testing.T) { checkInflightGauge(t, tg, a) })
 			for depth := range 3 {
 				d := strconv.Itoa(depth)
 				r := tg.get(t, "/epoch-millis?delayInMillis=60&delayCallDepth="+d)

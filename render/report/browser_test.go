@@ -132,6 +132,7 @@ var probeOut = regexp.MustCompile(`(?s)<pre id="__probe">(.*?)</pre>`)
 // every collapsed section. Golden files cannot see any of that.
 func TestPagesInBrowser(t *testing.T) {
 	bin := needChromium(t)
+	t.Parallel() // headless Chromium on its own profile, virtual time, no timing assertion: the browser tests share the 2 cores (CI time)
 	out := renderFixture(t)
 	hostileData, hostileRunDir := hostileRun(t)
 	hostile := renderOne(t, hostileData, hostileRunDir)
@@ -223,6 +224,7 @@ func TestPagesInBrowser(t *testing.T) {
 // files; they are checked for size only, a person looks at them.
 func TestScreenshotsAndPrint(t *testing.T) {
 	bin := needChromium(t)
+	t.Parallel() // headless Chromium on its own profile, virtual time, no timing assertion: the browser tests share the 2 cores (CI time)
 	out := renderFixture(t)
 	dir := os.Getenv("THREADLAB_SCREENSHOTS")
 	if dir == "" {

@@ -76,6 +76,7 @@ type decisionSeen struct {
 // reversed one shows both; at 400 px the verdict stays on screen.
 func TestDecisionsInBrowser(t *testing.T) {
 	bin := needChromium(t)
+	t.Parallel() // headless Chromium on its own profile, virtual time, no timing assertion: the browser tests share the 2 cores (CI time)
 	dataDir, runDir := decisionRun(t)
 	runPage := renderOne(t, dataDir, runDir)
 	out := filepath.Dir(filepath.Dir(filepath.Dir(runPage)))

@@ -6,11 +6,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/threadlab/threadlab/store/record"
@@ -22,37 +24,79 @@ var update = flag.Bool("update", false, "rewrite testdata/golden from the curren
 // it finished would.
 var fixtureRuns = []string{"io-bound/" + ioOld, "io-bound/" + ioRun, "pool-sweep/" + poolRun, "event-loop-starvation/" + starRun}
 
-// renderFixture renders every fixture run and the index into a new
-// reports directory and returns it.
+// renderFixture returns a new reports directory (the test's own, to read
+// or add to) holding every fixture run and the index as rendered. The
+// fixture is rendered once per test binary and copied: a render takes
+// seconds and fifteen tests read it (CI time). The copy is the render
+// byte for byte, since a render of the same data is the same bytes
+// (TestRenderIsDeterministic renders twice afresh and compares every file;
+// TestGoldenViews renders afresh through its view hook).
 func renderFixture(t *testing.T) string {
 	t.Helper()
-	return renderFixtureInto(t, t.TempDir())
+	fixtureRender.Do(func() {
+		fixtureRender.dir, fixtureRender.err = os.MkdirTemp("", "threadlab-report-fixture-")
+		if fixtureRender.err == nil {
+			fixtureRender.err = renderFixtureErr(fixtureRender.dir)
+		}
+	})
+	if fixtureRender.err != nil {
+		t.Fatalf("rendering the fixture: %v", fixtureRender.err)
+	}
+	out := t.TempDir()
+	if err := os.CopyFS(out, os.DirFS(fixtureRender.dir)); err != nil {
+		t.Fatalf("copying the rendered fixture: %v", err)
+	}
+	return out
 }
 
-// renderFixtureInto is renderFixture into out.
+// fixtureRender is the one render renderFixture copies; TestMain removes it.
+var fixtureRender struct {
+	sync.Once
+	dir string
+	err error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixtureRender.dir != "" {
+		os.RemoveAll(fixtureRender.dir)
+	}
+	os.Exit(code)
+}
+
+// renderFixtureInto renders every fixture run and the index into out,
+// afresh, and returns out.
 func renderFixtureInto(t *testing.T, out string) string {
 	t.Helper()
+	if err := renderFixtureErr(out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// renderFixtureErr is renderFixtureInto's work, with its failure as an error.
+func renderFixtureErr(out string) error {
 	for _, p := range fixtureRuns {
 		r, err := record.Read(filepath.Join(fixtureDir, p))
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		path, err := Run(r, out)
 		if err != nil {
-			t.Fatalf("Run(%s): %v", p, err)
+			return fmt.Errorf("Run(%s): %v", p, err)
 		}
 		if want := filepath.Join(out, p, "index.html"); path != want {
-			t.Errorf("Run(%s) returned %s, want %s", p, path, want)
+			return fmt.Errorf("Run(%s) returned %s, want %s", p, path, want)
 		}
 	}
 	path, err := Index(fixtureDir, out)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	if want := filepath.Join(out, "index.html"); path != want {
-		t.Errorf("Index returned %s, want %s", path, want)
+		return fmt.Errorf("Index returned %s, want %s", path, want)
 	}
-	return out
+	return nil
 }
 
 // pagesIn lists every HTML page under dir, relative to it.
@@ -142,7 +186,9 @@ func firstDiffLine(a, b []byte) int {
 }
 
 func TestRenderIsDeterministic(t *testing.T) {
-	a, b := renderFixture(t), renderFixture(t)
+	// Two fresh renders, not renderFixture's copies of one: this test is
+	// what lets the other tests share a render.
+	a, b := renderFixtureInto(t, t.TempDir()), renderFixtureInto(t, t.TempDir())
 	var files []string // every file: pages, report.md, compare.html, published logs and histograms
 	err := filepath.WalkDir(a, func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
