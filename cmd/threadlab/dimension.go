@@ -70,6 +70,12 @@ func runPilot(ctx context.Context, manifest, profile, dataDir, targetsDir string
 	if err != nil {
 		return "", counted("the manifest", err)
 	}
+	// Variance between forks needs forks: a smoke profile of one or two
+	// gives an estimate of nothing or of one difference.
+	if m.Forks.Min < dimension.PilotForks {
+		fmt.Fprintf(stdout, "pilot: %d fork(s) per cell in profile %s; the pilot runs %d to estimate the variance between forks\n", m.Forks.Min, profile, dimension.PilotForks)
+		m.Forks = experiments.Rounds{Min: dimension.PilotForks, Max: dimension.PilotForks}
+	}
 	id := "pilot-" + time.Now().UTC().Format("20060102T150405Z")
 	fmt.Fprintf(stdout, "pilot: %s with profile %s -> %s\n", manifest, profile, filepath.Join(dataDir, m.Name, id))
 	// A pilot is for its numbers, not for the site: its report goes to a

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -102,7 +103,7 @@ trials: 6
 startup: {timeout: 20s}
 cooldown: {max_busy_pct: 100, max_wait: 1ms, pause: 1ms}
 profiles:
-  smoke: {trials: 4}
+  smoke: {trials: 2}
 `), 0o644)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"dimension", "--data", filepath.Join(dir, "data"), manifest}, &stdout, &stderr)
@@ -110,9 +111,14 @@ profiles:
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
 	out := stdout.String()
-	for _, want := range []string{"pilot: " + manifest + " with profile smoke", "metric:  wall_ms of group main", "\na ", "\nb ", "plan:    ", "forks: "} {
+	for _, want := range []string{"pilot: " + manifest + " with profile smoke", "metric:  wall_ms of group main", "\na ", "\nb ", "plan:    ", "forks: ",
+		"2 fork(s) per cell in profile smoke; the pilot runs 3"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	// The smoke profile's 2 forks are raised to the pilot's 3 per cell.
+	if !regexp.MustCompile(`\na +3 `).MatchString(out) || !regexp.MustCompile(`\nb +3 `).MatchString(out) {
+		t.Errorf("want 3 forks per cell in the pilot's table:\n%s", out)
 	}
 }

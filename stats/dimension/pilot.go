@@ -15,6 +15,10 @@ import (
 	"github.com/threadlab/threadlab/store/record"
 )
 
+// PilotForks is the fewest forks per cell a pilot runs: with fewer, the
+// variance between forks rests on one or two differences.
+const PilotForks = 3
+
 // Pilot is what dimensioning reads from a pilot's run directory: each
 // cell's steady iterations per fork with their variance components, and
 // the measured cost of a fork and of an iteration.
