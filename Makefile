@@ -34,6 +34,10 @@ experiment: $(BIN) ## run EXP (PROFILE=smoke for seconds, full for the seed's pa
 	@test -f experiments/$(EXP).yaml || { echo "no experiments/$(EXP).yaml; experiments: $$(ls experiments/*.yaml | xargs -n1 basename | sed 's/.yaml//' | tr '\n' ' ')"; exit 2; }
 	$(BIN) run $(if $(PROFILE),--profile $(PROFILE)) experiments/$(EXP).yaml
 
+publish: ## run EXPS="a b" one after another for publication from a committed tree, each only if its dry-run plan ends before UNTIL=HH:MM UTC (scripts/publish.sh); quiet machine only
+	@test -n "$(EXPS)" || { echo 'usage: make publish EXPS="io-bound cpu-bound" [UNTIL=04:10]'; exit 2; }
+	scripts/publish.sh $(if $(UNTIL),--until $(UNTIL)) $(EXPS)
+
 test: ## vet and run every test, including short real Spring Boot and PostgreSQL runs
 	$(GO) vet ./...
 	# -p 1: packages run one at a time, so the load generator's timing tests

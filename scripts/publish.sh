@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# publish: run default-profile experiments one after another for publication, from a committed tree, each only if
+# its planned wall time fits before a deadline.
+#
+#   scripts/publish.sh [--until HH:MM] EXP [EXP ...]       (make publish EXPS="io-bound cpu-bound" UNTIL=04:10)
+#
+# What a published run needs and this checks, in order:
+#   - a clean, committed tree: `git status --porcelain` empty (run.json records the commit; a "-dirty" version is
+#     not publishable), and before each later experiment no change outside data/ and reports/ (what the runs
+#     before it wrote);
+#   - bin/threadlab built from that commit (rebuilt here);
+#   - time: `threadlab run --dry-run` plans the experiment from the committed runs (pipeline/cost); an experiment
+#     whose planned wall time plus 10% would end after --until (UTC) is skipped, and the next is tried;
+#   - a quiet machine: nothing here can enforce that. Run nothing beside it (helpers, builds, tests): each trial's
+#     noise gate reads the host's CPU used outside threadlab, and a busy host invalidates trials.
+# Each run ends by itself; one that overruns its plan by more than half is interrupted (SIGINT: its finished trials
+# stay on disk, and `threadlab run --resume` continues it). The runs are left uncommitted for review: commit data/
+# and reports/ after reading them. Exit status: 0 when every experiment ran or was skipped for time, 1 when a run
+# failed, 2 on a usage error or a dirty tree.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+until_hm=
+if [ "${1:-}" = --until ]; then
+	until_hm=${2:-}
+	shift 2 || true
+	[[ "$until_hm" =~ ^([01][0-9]|2[0-3]):[0-5][0-9]$ ]] || { echo "publish: --until $until_hm: give a UTC time as HH:MM, e.g. 04:10" >&2; exit 2; }
+fi
+[ $# -gt 0 ] || { echo "usage: scripts/publish.sh [--until HH:MM] EXP [EXP ...]   experiments: $(ls experiments/*.yaml | xargs -n1 basename | sed 's/.yaml//' | tr '\n' ' ')" >&2; exit 2; }
+for e in "$@"; do
+	[ -f "experiments/$e.yaml" ] || { echo "publish: no experiments/$e.yaml" >&2; exit 2; }
+done
+
+# clean [PATHSPEC...]: the tree (or what PATHSPEC names) has no uncommitted change.
+clean() {
+	if [ -n "$(git status --porcelain -- "$@")" ]; then
+		echo "publish: the tree has uncommitted changes; a published run must come from a commit (commit or stash them):" >&2
+		git status --short >&2
+		exit 2
+	fi
+}
+clean
+rm -f bin/threadlab
+make -s build >/dev/null
+
+# seconds SPEC: a Go duration as the dry run prints it (1h2m3s, 44m24s, 58s) in whole seconds.
+seconds() {
+	local d=$1 s=0
+	[[ $d =~ ([0-9]+)h ]] && s=$((s + BASH_REMATCH[1] * 3600))
+	[[ $d =~ ([0-9]+)m ]] && s=$((s + BASH_REMATCH[1] * 60))
+	[[ $d =~ ([0-9]+)s ]] && s=$((s + BASH_REMATCH[1]))
+	echo "$s"
+}
+
+deadline=
+if [ -n "$until_hm" ]; then
+	deadline=$(date -u -d "today $until_hm" +%s)
+	[ "$deadline" -gt "$(date -u +%s)" ] || deadline=$(date -u -d "tomorrow $until_hm" +%s)
+fi
+
+status=0
+for e in "$@"; do
+	clean . ':!data' ':!reports' # the runs before this one changed data/ and reports/, nothing else may change
+	plan=$(bin/threadlab run --dry-run "experiments/$e.yaml" 2>/dev/null | sed -n 's/^estimate: \([0-9hms]*\) wall.*/\1/p')
+	[ -n "$plan" ] || { echo "publish: $e: the dry run printed no estimate" >&2; status=1; continue; }
+	need=$(($(seconds "$plan") * 11 / 10))
+	if [ -n "$deadline" ] && [ $(($(date -u +%s) + need)) -gt "$deadline" ]; then
+		echo "publish: $e: skipped, its plan ($plan, +10%) ends after $until_hm UTC"
+		continue
+	fi
+	echo "publish: $e: planned $plan, started $(date -u +%H:%M:%S) UTC"
+	rc=0
+	timeout --signal=INT --kill-after=2m $((need * 3 / 2)) bin/threadlab run "experiments/$e.yaml" || rc=$?
+	case $rc in
+	0) echo "publish: $e: done $(date -u +%H:%M:%S) UTC" ;;
+	124) echo "publish: $e: overran 1.5x its plan and was interrupted; its finished trials are on disk" >&2; status=1 ;;
+	*) echo "publish: $e: exit $rc" >&2; status=1 ;;
+	esac
+done
+exit $status
