@@ -122,7 +122,7 @@ func (s *State) launch(ctx context.Context, j replicate.Job, seq, fork int) (tri
 		jar, extra := s.JVM.StartOf(v)
 		jh, props := s.JVM.JavaHomeOf(v.Name), trial.Properties(m, j.Cell, s.ServiceProps)
 		if s.hosts != nil { // the target host's JDK, the jar shipped there, its address
-			if jh, jar, extra, err = s.hosts.javaTarget(ctx, s, v, jar, extra, props); err != nil {
+			if jh, jar, extra, actuator, err = s.hosts.javaTarget(ctx, s, v, jar, extra, props, port); err != nil {
 				return nil, fmt.Errorf("%w: %s: %v", forks.ErrStartup, v.Name, err)
 			}
 		} else if actuator, err = trial.ActuatorPort(props); err != nil {

@@ -254,3 +254,33 @@ func (p *fakeProc) Stop() error {
 }
 func (p *fakeProc) Done() <-chan struct{} { return p.done }
 func (p *fakeProc) Err() error            { return nil }
+
+// TestRemoteTargetActuator: a Spring target on the target host answers its
+// actuator (readiness, metrics) on its own management server when it has
+// one, as on one machine (trial.ActuatorPort), and on the app's port
+// otherwise.
+func TestRemoteTargetActuator(t *testing.T) {
+	for _, c := range []struct {
+		why              string
+		spec             trial.Spec
+		actuator, metric string
+	}{
+		{"own management server: scrapes leave the app's pool alone",
+			trial.Spec{Port: 8080, ActuatorPort: 9090, Metrics: "/actuator/prometheus"},
+			"http://10.77.0.2:9090", "http://10.77.0.2:9090/actuator/prometheus"},
+		{"no management port (a manifest's management.server.port: -1): the app's port",
+			trial.Spec{Port: 8080, Metrics: "/actuator/prometheus"},
+			"http://10.77.0.2:8080", "http://10.77.0.2:8080/actuator/prometheus"},
+		{"a command target without metrics",
+			trial.Spec{Port: 8080},
+			"http://10.77.0.2:8080", ""},
+	} {
+		rt := &remoteTarget{spec: c.spec, addr: "10.77.0.2"}
+		if got := rt.ActuatorURL(); got != c.actuator {
+			t.Errorf("%s: ActuatorURL %q, want %q", c.why, got, c.actuator)
+		}
+		if got := rt.MetricsURL(); got != c.metric {
+			t.Errorf("%s: MetricsURL %q, want %q", c.why, got, c.metric)
+		}
+	}
+}

@@ -294,8 +294,15 @@ func (hr *hostRun) targetPort(ctx context.Context) (int, error) {
 
 // javaTarget adapts a built-in target's command to the target host: its
 // JDK, the jar shipped there, listeners on the inventory's address. AOT
-// caches are trained with this machine's JDK and stay here.
-func (hr *hostRun) javaTarget(ctx context.Context, s *State, v experiments.Variant, jar string, extra []string, props map[string]string) (string, string, []string, error) {
+// caches are trained with this machine's JDK and stay here. Its actuator
+// gets its own management server on a free port of the target host, as
+// trial.ActuatorPort gives it on one machine, and that port is returned
+// (0 when the manifest set management.server.port to no port): without
+// it, threadlab's once-a-second scrape and health checks queue behind the
+// load in the app's own thread pool, and the target runs one connector
+// fewer than on one machine (issue 25: 5 fewer threads for virtual, 15
+// for platform, in the JVM's own count as in /proc's).
+func (hr *hostRun) javaTarget(ctx context.Context, s *State, v experiments.Variant, jar string, extra []string, props map[string]string, appPort int) (string, string, []string, int, error) {
 	if len(extra) > 0 {
 		hr.warnOnce(s, "aot", "multi-host run: %s starts without its AOT cache (trained with this machine's JDK, which the target host need not have)", v.Name)
 	}
@@ -304,14 +311,28 @@ func (hr *hostRun) javaTarget(ctx context.Context, s *State, v experiments.Varia
 	}
 	remoteJar, err := hr.target.Ship(ctx, jar, 0o644)
 	if err != nil {
-		return "", "", nil, err
+		return "", "", nil, 0, err
 	}
 	addr := hr.address(hr.inv.Target, hr.target)
 	props["server.address"] = addr
-	if _, ok := props["management.server.port"]; ok {
-		props["management.server.address"] = addr
+	actuator := 0
+	if v, ok := props["management.server.port"]; ok {
+		if p, err := strconv.Atoi(v); err == nil && p > 0 {
+			actuator = p // the manifest's own port
+		}
+	} else {
+		for range 3 { // the app's port was picked a moment ago and is still free: not that one
+			if actuator, err = hr.targetPort(ctx); err != nil {
+				return "", "", nil, 0, err
+			}
+			if actuator != appPort {
+				break
+			}
+		}
+		props["management.server.port"] = strconv.Itoa(actuator)
 	}
-	return hr.javaHome, remoteJar, nil, nil
+	props["management.server.address"] = addr
+	return hr.javaHome, remoteJar, nil, actuator, nil
 }
 
 // subst adds the command variants' host placeholders: {address} (where the
@@ -404,7 +425,17 @@ func (t *remoteTarget) MetricsURL() string {
 	if t.spec.Metrics == "" {
 		return ""
 	}
-	return t.URL() + t.spec.Metrics
+	return t.ActuatorURL() + t.spec.Metrics
+}
+
+// ActuatorURL is the base URL of the target's /actuator paths: its
+// management server on the target host when it has its own port, else the
+// app's (trial.WaitReady polls /actuator readiness paths there).
+func (t *remoteTarget) ActuatorURL() string {
+	if t.spec.ActuatorPort > 0 {
+		return "http://" + net.JoinHostPort(t.addr, strconv.Itoa(t.spec.ActuatorPort))
+	}
+	return t.URL()
 }
 
 func (t *remoteTarget) Exited() error {
