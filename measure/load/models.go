@@ -64,6 +64,32 @@ func (gt *gate) wait() <-chan struct{} {
 	return gt.changed
 }
 
+// park blocks an inactive user (id at or above the level) until the level
+// moves, and reports whether the user should stop: the group's time is up
+// (follow ends by setting the level to -1) or done is closed. The level is
+// read again after taking the channel to wait on: set stores the level
+// before it closes and replaces the channel under the lock, so a user
+// that takes the new channel sees the new level. Reading -1 there is the
+// end, not a level to wait below: spike 20261202T043733Z's generator hung
+// for 7 minutes with 170 users parked on a channel no one would close,
+// woken by a smooth ramp's level change just before the end and reaching
+// the gate after follow's last one.
+func (gt *gate) park(id int64, done <-chan struct{}) (stop bool) {
+	ch := gt.wait()
+	switch n := gt.n.Load(); {
+	case n < 0:
+		return true
+	case id < n:
+		return false // the level moved between the check and the wait
+	}
+	select {
+	case <-ch:
+		return gt.n.Load() < 0
+	case <-done:
+		return true
+	}
+}
+
 // rampTick is how often a smooth users ramp moves its level.
 const rampTick = 5 * time.Millisecond
 
@@ -92,14 +118,10 @@ func (w *worker) closedLoop(gt *gate, end int64) {
 		if now >= end || g.aborted.Load() {
 			return
 		}
-		if int64(w.id) >= gt.n.Load() {
-			ch := gt.wait()
-			if int64(w.id) < gt.n.Load() {
-				continue // the level moved between the check and the wait
-			}
-			select {
-			case <-ch:
-			case <-g.ctx.Done():
+		if n := gt.n.Load(); n < 0 {
+			return // the group's time is up (follow's end)
+		} else if int64(w.id) >= n {
+			if gt.park(int64(w.id), g.ctx.Done()) {
 				return
 			}
 			continue

@@ -365,3 +365,46 @@ func TestGate(t *testing.T) {
 		t.Errorf("after set(5): n=%d, channel replaced=%v", gt.n.Load(), gt.wait() != ch)
 	}
 }
+
+// TestGatePark: an inactive user's wait, in each order the level and the
+// user can meet. The row "after the end" is spike 20261202T043733Z's hang:
+// a user that passed the end check just before follow set the level to -1
+// took the fresh channel, and -1 read as a level below it, so it waited
+// on a channel no one would close; the generator waited for it for 7
+// minutes until killed.
+func TestGatePark(t *testing.T) {
+	tests := []struct {
+		why    string
+		before func(gt *gate)                     // what happened before the user parks
+		during func(gt *gate, done chan struct{}) // what wakes it, if it blocks
+		stop   bool
+	}{
+		{"after the end: the level is -1 before the user parks; it stops at once", func(gt *gate) { gt.set(3); gt.set(-1) }, nil, true},
+		{"the level rose above the user before it parked: it goes on at once", func(gt *gate) { gt.set(10) }, nil, false},
+		{"parked, then the level rises above it: it goes on", func(gt *gate) { gt.set(3) }, func(gt *gate, _ chan struct{}) { gt.set(10) }, false},
+		{"parked, then the group's time is up: it stops", func(gt *gate) { gt.set(3) }, func(gt *gate, _ chan struct{}) { gt.set(-1) }, true},
+		{"parked, then the run is cancelled: it stops", func(gt *gate) { gt.set(3) }, func(_ *gate, done chan struct{}) { close(done) }, true},
+	}
+	for _, tt := range tests {
+		gt, done := newGate(10), make(chan struct{})
+		tt.before(gt)
+		got := make(chan bool, 1)
+		go func() { got <- gt.park(5, done) }()
+		if tt.during != nil {
+			select {
+			case stop := <-got:
+				t.Fatalf("%s: park returned %v before anything woke it", tt.why, stop)
+			case <-time.After(20 * time.Millisecond):
+			}
+			tt.during(gt, done)
+		}
+		select {
+		case stop := <-got:
+			if stop != tt.stop {
+				t.Errorf("%s: stop = %v, want %v", tt.why, stop, tt.stop)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: park still blocked after 5 s", tt.why)
+		}
+	}
+}
