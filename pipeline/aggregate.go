@@ -48,29 +48,27 @@ func (Aggregate) Run(ctx context.Context, s *State) error {
 	if err != nil {
 		return err
 	}
-	all := maps.Clone(cells) // metrics that do not warm up read every iteration (verdicts.ForMetric)
+	all := maps.Clone(cells) // metrics that do not warm up read every iteration (verdicts.Reading)
 	st := verdicts.Steady(s.M, order, cells, series, warm)
 	if earlier, ok, err := record.ReadSteady(s.Dir); err == nil && ok {
 		st.Rule = verdicts.KeepWarmup(st.Rule, earlier.Rule) // a re-evaluation: the forks were warmed up by the run's rule
-	}
-	if err := record.WriteJSON(s.Dir, record.SteadyFile, st); err != nil {
-		return err
 	}
 	s.logSteady(st)
 	unsettled := map[record.CellKey]int{}
 	for _, c := range st.Cells {
 		unsettled[record.CellKey{Variant: c.Variant, Point: c.Point, Group: c.Group}] = len(c.ExcludedForks)
 	}
+	reading := verdicts.NewReading(s.M, all, cells, nil, series)
 	var rows []record.Summary
 	for _, k := range order {
 		for _, metric := range experiments.Metrics {
-			xs, _ := verdicts.ForkValues(verdicts.ForMetric(metric, all, cells)[k], metric)
+			xs, _ := verdicts.ForkValues(reading.Cells(metric)[k], metric)
 			if len(xs) == 0 {
 				continue
 			}
 			sum := stats.Summarize(xs)
 			flags := stats.Codes(stats.Flags(xs, stats.HigherIsBetter(metric)))
-			if metric == s.M.Primary() && unsettled[k] > 0 {
+			if (metric == s.M.Primary() && unsettled[k] > 0) || reading.Unsettled(metric, k) > 0 {
 				flags = append(flags, FlagUnsettled)
 			}
 			rows = append(rows, record.Summary{
@@ -81,14 +79,19 @@ func (Aggregate) Run(ctx context.Context, s *State) error {
 			})
 		}
 	}
+	st.Own = reading.Own(s.M, order)
+	if err := record.WriteJSON(s.Dir, record.SteadyFile, st); err != nil {
+		return err
+	}
 	if err := record.WriteCSV(s.Dir, record.SummaryFile, rows); err != nil {
 		return err
 	}
 	return record.WriteCSV(s.Dir, record.ComparisonsFile, comparisons(s, cells))
 }
 
-// FlagUnsettled is the summary.csv flag of a cell's primary metric when
-// some fork never reached a steady state and was left out.
+// FlagUnsettled is the summary.csv flag of a cell's primary metric, or of
+// a metric with its own steady state (metric.OwnSteady), when some fork
+// never reached a steady state in it and was left out.
 const FlagUnsettled = "unsettled-fork"
 
 // cellOrder lists cells in manifest order: point, then variant, then group.

@@ -25,8 +25,11 @@
 #                                    PARITY_DIR. An interval over 3 forks is wide; 10 forks settle more.
 #   PARITY_DIR        where the runs go (default a fresh temporary directory; the runs stay there)
 #   TOLERANCE         the band in percent (default 10)
-#   PARITY_TRIALS=all compare every trial, not only valid ones. The runs are kept, so
-#                     PARITY_DIR=DIR PARITY_TRIALS=all scripts/hosts-parity.sh --compare reads them again without running.
+#   PARITY_TRIALS     which trials are compared: steady (default) reads each run as its verdicts do, each fork's
+#                     steady iterations, and for the target's CPU those steady in the CPU's own series too (it keeps
+#                     falling for bursts after the wall time has settled: METHODOLOGY "Per metric"); valid reads
+#                     every valid measured iteration; all every trial, invalid ones too. The runs are kept, so
+#                     PARITY_DIR=DIR PARITY_TRIALS=valid scripts/hosts-parity.sh --compare reads them again without running.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -85,7 +88,12 @@ hosts="$dir/data/$name/hosts/trials.csv"
 echo
 go build -o "$dir/hostsparity" ./cmd/hostsparity
 judge=(--tolerance "$(awk -v t="$tol" 'BEGIN { printf "%g", t / 100 }')")
-[ "${PARITY_TRIALS:-}" = all ] && judge+=(--all)
+case "${PARITY_TRIALS:-steady}" in
+steady) judge+=(--steady) ;;
+valid) ;;
+all) judge+=(--all) ;;
+*) echo "hosts-parity: PARITY_TRIALS=${PARITY_TRIALS}: want steady, valid or all" >&2; exit 2 ;;
+esac
 "$dir/hostsparity" "${judge[@]}" "$dir/data/$name/single" "$dir/data/$name/hosts" || status=1
 noise=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["hosts_noise"] != "" { n++ } END { print n + 0 }' "$hosts")
 echo "per-host noise (hosts_noise) recorded on $noise of $(($(wc -l <"$hosts") - 1)) multi-host trials"

@@ -20,8 +20,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	tol := fs.Float64("tolerance", 0.10, "the band of equivalence: the ratio's 90% interval must lie within [1-t, 1+t]")
 	all := fs.Bool("all", false, "compare every trial, not only valid ones (a trial gated as noisy still measured its target)")
+	steady := fs.Bool("steady", false, "read each run as its verdicts do: each fork's steady iterations (the target's CPU also steady in its own series), forks that never settle left out")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: hostsparity [--tolerance 0.10] [--all] SINGLE-RUN-DIR HOSTS-RUN-DIR")
+		fmt.Fprintln(stderr, "usage: hostsparity [--tolerance 0.10] [--all | --steady] SINGLE-RUN-DIR HOSTS-RUN-DIR")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -44,7 +45,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		runs[i] = r
 	}
-	o := Options{Tolerance: *tol, All: *all}
+	o := Options{Tolerance: *tol, All: *all, Steady: *steady}
 	rows, err := Compare(runs[0], runs[1], o)
 	if err != nil {
 		fmt.Fprintf(stderr, "hostsparity: %v\n", err)

@@ -16,12 +16,16 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/judge/verdicts"
 	"github.com/threadlab/threadlab/measure/metric"
 	"github.com/threadlab/threadlab/stats"
@@ -66,7 +70,12 @@ var (
 type Options struct {
 	Tolerance float64 // the band is [1−Tolerance, 1+Tolerance]; default 0.10
 	All       bool    // every trial, not only valid ones (a trial gated as noisy still measured its target)
-	Resamples int     // default stats.Resamples
+	// Steady reads each run as its verdicts do (verdicts.Reading): each
+	// fork's steady iterations, for the target's CPU those steady in the
+	// CPU's own series too, forks that never settle left out. The runs
+	// must carry their manifest.yaml. Not with All.
+	Steady    bool
+	Resamples int // default stats.Resamples
 }
 
 func (o Options) band() (lo, hi float64) {
@@ -99,11 +108,24 @@ func Compare(single, hosts *record.Run, o Options) ([]Row, error) {
 		}
 	}
 	lo, hi := o.band()
+	var rd [2]*verdicts.Reading
+	if o.Steady {
+		if o.All {
+			return nil, fmt.Errorf("--steady reads the valid trials the verdicts read; --all reads every trial: choose one")
+		}
+		for i, r := range []*record.Run{single, hosts} {
+			m, err := experiments.Parse(filepath.Join(r.Dir, record.ManifestFile), r.Manifest, "")
+			if len(r.Manifest) == 0 || err != nil {
+				return nil, fmt.Errorf("--steady reads %s as its verdicts do and needs its manifest.yaml: %v", r.Dir, cmp.Or(err, errors.New("the run has none")))
+			}
+			rd[i] = verdicts.Read(m, r.Trials, r.Series)
+		}
+	}
 	var rows []Row
 	for _, v := range variants(single) {
 		for _, name := range slices.Concat(Judged, Shown) {
-			a, na := forks(single, v, name, o.All)
-			b, nb := forks(hosts, v, name, o.All)
+			a, na := forks(single, rd[0], v, name, o.All)
+			b, nb := forks(hosts, rd[1], v, name, o.All)
 			r := Row{Variant: v, Metric: name, Judged: slices.Contains(Judged, name),
 				SingleForks: len(a), HostsForks: len(b), SingleTrials: na, HostsTrials: nb,
 				Single: medianOfForks(a), Hosts: medianOfForks(b)}
@@ -133,10 +155,20 @@ func variants(r *record.Run) []string {
 // forks are the values of metric name in the trials of variant v's
 // measured group, valid ones only unless all, grouped by fork in the
 // order the run made them (verdicts.ByFork, as the claims and the diff
-// group them); n counts the trials.
-func forks(r *record.Run, v, name string, all bool) (fs [][]float64, n int) {
+// group them); n counts the trials. With a reading (Options.Steady), the
+// trials are those the run's verdicts read for the metric.
+func forks(r *record.Run, rd *verdicts.Reading, v, name string, all bool) (fs [][]float64, n int) {
 	var ts []record.Trial
-	for _, t := range r.Trials {
+	source := r.Trials
+	if rd != nil {
+		source = nil
+		for k, cell := range rd.Cells(name) {
+			if k.Variant == v {
+				source = append(source, cell...)
+			}
+		}
+	}
+	for _, t := range source {
 		if t.Variant == v && (r.Meta.Measured == "" || t.Group == r.Meta.Measured) && (all || t.Valid) {
 			ts = append(ts, t)
 		}

@@ -203,3 +203,86 @@ func TestRun(t *testing.T) {
 		}
 	}
 }
+
+// steadyManifest is the manifest of the runs TestCompareSteady reads.
+const steadyManifest = `name: parity
+title: steady reading
+question: does --steady read what the verdicts read?
+variants:
+  virtual: {command: [v, "{port}"]}
+load: {model: burst, burst: 600, requests: [{path: /}], warmup: 1s}
+forks: 3
+iterations: 12
+`
+
+// steadyRun is a run of steadyManifest: 3 forks of 12 bursts with flat
+// wall times and RSS; its CPU-seconds fall from 2.0 over the first warm
+// bursts of each fork (none when warm is 0) to a flat 1.0.
+func steadyRun(warm int) *record.Run {
+	r := &record.Run{Dir: "run-" + strings.Repeat("w", warm), Meta: record.Meta{Measured: "main"}, Manifest: []byte(steadyManifest)}
+	seq := 0
+	for f := 1; f <= 3; f++ {
+		seq++
+		for i := range 12 {
+			cpu := 1.0 + 0.01*float64(i%3-1)
+			if i < warm {
+				cpu = 2.0 - float64(i)/float64(warm)
+			}
+			r.Trials = append(r.Trials, record.Trial{Variant: "virtual", Group: "main", Fork: f, Iteration: i + 1, Seq: seq, Trial: seq*100 + i,
+				Valid: true, WallMs: 900 + float64(i%3), TargetCPUSec: cpu, TargetRSSMB: 300, TargetThreads: 40})
+		}
+	}
+	return r
+}
+
+// TestCompareSteady: the multi-host run's CPU still falls over its first 6
+// bursts while the single-machine run's is flat (the warm-up METHODOLOGY's
+// "Per metric" measured). Every valid iteration puts the ratio well above
+// 1; read as the verdicts read it (--steady), the CPU's own steady start
+// leaves the falling bursts out and the ratio is 1. The RSS, which has no
+// own steady state, is read the same both ways. --steady needs each run's
+// manifest and refuses --all.
+func TestCompareSteady(t *testing.T) {
+	single, hosts := steadyRun(0), steadyRun(6)
+	ratio := func(rows []Row, name string) float64 {
+		for _, r := range rows {
+			if r.Variant == "virtual" && r.Metric == name {
+				return r.Ratio
+			}
+		}
+		t.Fatalf("no virtual %s row", name)
+		return 0
+	}
+	valid, err := Compare(single, hosts, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steady, err := Compare(single, hosts, Options{Steady: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ratio(valid, "target_cpu_s"); got < 1.05 {
+		t.Errorf("every valid iteration: CPU-s ratio %.3f, want above 1.05 (the premise: the warm bursts count)", got)
+	}
+	if got := ratio(steady, "target_cpu_s"); math.Abs(got-1) > 0.011 {
+		t.Errorf("--steady: CPU-s ratio %.3f, want 1 (the falling bursts left out)", got)
+	}
+	if a, b := ratio(valid, "target_peak_rss_mb"), ratio(steady, "target_peak_rss_mb"); a != 1 || b != 1 {
+		t.Errorf("RSS ratio %v every valid iteration, %v steady: want 1 both", a, b)
+	}
+	bare := steadyRun(0)
+	bare.Manifest = nil
+	for _, c := range []struct {
+		why    string
+		single *record.Run
+		o      Options
+		want   string
+	}{
+		{"a run without its manifest", bare, Options{Steady: true}, "needs its manifest.yaml"},
+		{"--steady with --all", single, Options{Steady: true, All: true}, "choose one"},
+	} {
+		if _, err := Compare(c.single, hosts, c.o); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one saying %q", c.why, err, c.want)
+		}
+	}
+}

@@ -12,9 +12,10 @@
 //     (ForkValues, the unit of replication), the cells a claim reads
 //     (DependsOn) and the minimum-forks rule (stats.MinReplicates).
 //   - steady.go: the per-fork steady-state selection (Steady, issue 20):
-//     which iterations of each fork summary.csv and the claims read, per
-//     metric (ForMetric: the steady ones for a metric that warms up, every
-//     valid one for a count that does not).
+//     which iterations of each fork summary.csv and the claims read.
+//   - reading.go: the cells each metric reads (Reading.Cells: the steady
+//     ones for a metric that warms up, those steady in its own series too
+//     for the target's CPU, every valid one for a count that does not).
 //   - preconditions.go: whether a claim applies on this host (requires:,
 //     skipped variants; issue 11).
 //   - previous.go: a re-evaluated run's verdicts against the ones first

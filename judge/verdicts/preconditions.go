@@ -93,12 +93,11 @@ func applyPreconditions(v *stats.Verdict, a applicability) {
 }
 
 // checkPreconditions evaluates claim c on this run: every variant it reads
-// must have run here, then each precondition in order. valid holds the
-// steady valid trials per cell and every the valid ones (GroupTrials): a
-// precondition on a metric reads them as a claim on it would
-// (ForMetric); all is every row of trials.csv, invalid ones too (the
+// must have run here, then each precondition in order. r is the run's
+// reading: a precondition on a metric reads the cells a claim on it would
+// (Reading.Cells); all is every row of trials.csv, invalid ones too (the
 // generator rule counts windows the retries replaced).
-func checkPreconditions(m *experiments.Manifest, c experiments.Claim, valid, every map[record.CellKey][]record.Trial, all []record.Trial, h Host) applicability {
+func checkPreconditions(m *experiments.Manifest, c experiments.Claim, r *Reading, all []record.Trial, h Host) applicability {
 	var a applicability
 	for _, name := range claimVariants(c) {
 		if why, ok := h.Skipped[name]; ok {
@@ -107,15 +106,15 @@ func checkPreconditions(m *experiments.Manifest, c experiments.Claim, valid, eve
 			return a
 		}
 	}
-	for _, r := range c.Requires {
+	for _, req := range c.Requires {
 		var line, failed, unknown string
 		switch {
-		case r.Cores != nil:
-			line, failed, unknown = checkCores(r.Cores, h)
-		case r.Generator != "":
-			line, failed, unknown = checkGenerator(preconditionCells(m, c, r), all)
+		case req.Cores != nil:
+			line, failed, unknown = checkCores(req.Cores, h)
+		case req.Generator != "":
+			line, failed, unknown = checkGenerator(preconditionCells(m, c, req), all)
 		default:
-			line, failed, unknown = checkMetric(r, preconditionCells(m, c, r), ForMetric(r.Metric, every, valid), h)
+			line, failed, unknown = checkMetric(req, preconditionCells(m, c, req), r.Cells(req.Metric), h)
 		}
 		a.evidence = append(a.evidence, "precondition: "+line)
 		if failed != "" && a.failed == "" {

@@ -139,7 +139,7 @@ func TestPreconditions(t *testing.T) {
 			}
 			trials := preTrials()
 			valid := GroupTrials(slices.Clone(trials))
-			a := checkPreconditions(m, c, valid, valid, trials, tt.host)
+			a := checkPreconditions(m, c, NewReading(m, valid, valid, nil, nil), trials, tt.host)
 			for _, x := range []struct{ what, got, want string }{{"failed", a.failed, tt.failed}, {"unknown", a.unknown, tt.unknown}} {
 				if (x.want == "") != (x.got == "") || !strings.Contains(x.got, x.want) {
 					t.Errorf("%s: %s = %q, want %q", tt.why, x.what, x.got, x.want)

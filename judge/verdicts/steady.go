@@ -214,16 +214,21 @@ func (sel selection) timed(group string) bool {
 // window's first and last second left out (partial by construction:
 // connections opening, the last answers draining), with the iteration
 // (index into pos) of each point and whether higher is better. The series
-// is the primary metric's per-second counterpart: p50/p99 for those
-// latencies, else throughput.
+// is the metric's per-second counterpart: p50/p99 for those latencies,
+// the target's CPU for a CPU metric (metric.OwnSteady), else throughput;
+// a second whose gauge was not read is left out.
 func (sel selection) seconds(k record.CellKey, ts []record.Trial, pos []int) (xs []float64, iterOf []int, higher bool) {
 	higher = true
 	pick := func(s record.Sample) float64 { return float64(s.Requests) }
-	switch sel.metric {
-	case "p99_ms":
+	switch {
+	case sel.metric == "p99_ms":
 		pick, higher = func(s record.Sample) float64 { return s.P99Ms }, false
-	case "p50_ms":
+	case sel.metric == "p50_ms":
 		pick, higher = func(s record.Sample) float64 { return s.P50Ms }, false
+	case metric.OwnSteady(sel.metric):
+		// The target's CPU in the second, for every CPU metric: the one
+		// per-second reading of what the server spends.
+		pick, higher = func(s record.Sample) float64 { return float64(s.TargetCPUPct) }, false
 	}
 	for j, i := range pos {
 		t := ts[i]
@@ -232,8 +237,10 @@ func (sel selection) seconds(k record.CellKey, ts []record.Trial, pos []int) (xs
 			ss = ss[1 : len(ss)-1]
 		}
 		for _, s := range ss {
-			xs = append(xs, pick(s))
-			iterOf = append(iterOf, j)
+			if x := pick(s); !math.IsNaN(x) {
+				xs = append(xs, x)
+				iterOf = append(iterOf, j)
+			}
 		}
 	}
 	return xs, iterOf, higher
@@ -251,43 +258,39 @@ func (sel selection) apply(cells map[record.CellKey][]record.Trial) (map[record.
 	return out, info
 }
 
-// ForMetric is the cells a claim or a summary on metric name reads: the
-// steady cells (each fork's steady iterations of the primary metric) for
-// a metric that warms up, every valid measured iteration (all, as
-// GroupTrials returns them) for one that does not (metric.Def.NoWarmup):
-// a thread count is not warm-up because the fork's wall time still was,
-// and a fork whose wall time never settled still counts for it.
-func ForMetric(name string, all, steady map[record.CellKey][]record.Trial) map[record.CellKey][]record.Trial {
-	if metric.WarmsUp(name) {
-		return steady
-	}
-	return all
-}
-
 // everyIteration says, in the evidence of a claim on a metric that does
 // not warm up, which trials it read that the steady selection of the
 // primary metric left out: the pre-steady iterations and the forks with
 // no steady state of each cell it reads. Nothing when the selection left
 // nothing out.
 func everyIteration(v *stats.Verdict, k stats.Check, info map[record.CellKey]record.SteadyCell, group, primary string) {
+	what := leftOut(k, info, group, "%d iteration(s) outside the steady segments", ", fork %s never steady in "+primary)
+	if what == "" {
+		return
+	}
+	v.Evidence = append(v.Evidence, fmt.Sprintf("%s does not warm up: every valid measured iteration of each fork counts, including those the steady selection of %s leaves out (%s)",
+		k.Metric, primary, what))
+}
+
+// leftOut lists, cell by cell, what a selection (info) left out of the
+// cells of group that check k reads: each cell's name, then perCell with
+// its count of iterations left out, then perFork with its forks that
+// never settled, if any; "" when it left nothing out.
+func leftOut(k stats.Check, info map[record.CellKey]record.SteadyCell, group, perCell, perFork string) string {
 	var what []string
 	for key, c := range info {
 		point := record.ParsePoint(key.Point)
 		if key.Group != group || c.Excluded == 0 || !DependsOn(k, key.Variant, point) {
 			continue
 		}
-		s := fmt.Sprintf("%s: %d iteration(s) outside the steady segments", CellName(key.Variant, record.FormatPoint(point)), c.Excluded)
+		s := CellName(key.Variant, record.FormatPoint(point)) + ": " + fmt.Sprintf(perCell, c.Excluded)
 		if len(c.ExcludedForks) > 0 {
-			s += fmt.Sprintf(", fork %s never steady in %s", ForkList(c.ExcludedForks), primary)
+			s += fmt.Sprintf(perFork, ForkList(c.ExcludedForks))
 		}
 		what = append(what, s)
 	}
-	if len(what) == 0 {
-		return
-	}
 	slices.Sort(what)
-	v.Evidence = append(v.Evidence, fmt.Sprintf("%s does not warm up: every valid measured iteration of each fork counts, including those the steady selection of %s leaves out (%s)",
-		k.Metric, primary, strings.Join(what, "; ")))
+	return strings.Join(what, "; ")
 }
 
 // steadyOnly is apply for a manifest and a run's series.csv rows.
@@ -295,12 +298,16 @@ func steadyOnly(m *experiments.Manifest, cells map[record.CellKey][]record.Trial
 	return newSelection(m, series).apply(cells)
 }
 
+// notSteadyPrefix starts the reason of a verdict notSteady held back.
+const notSteadyPrefix = "not in steady state"
+
 // notSteady makes a verdict inconclusive, with the reason "not in steady
 // state", when a cell it reads lost forks that never reached a steady
-// state and has fewer than stats.MinReplicates steady forks left: the
+// state in metric name (the primary, or a metric with its own steady
+// state) and has fewer than stats.MinReplicates steady forks left: the
 // data that would decide it are warm-up. Open: a longer warmup max or
 // more forks can decide it.
-func notSteady(v *stats.Verdict, k stats.Check, info map[record.CellKey]record.SteadyCell, group string) {
+func notSteady(v *stats.Verdict, k stats.Check, info map[record.CellKey]record.SteadyCell, group, name string) {
 	var why []string
 	for key, c := range info {
 		point := record.ParsePoint(key.Point)
@@ -314,7 +321,10 @@ func notSteady(v *stats.Verdict, k stats.Check, info map[record.CellKey]record.S
 		return
 	}
 	slices.Sort(why)
-	reason := "not in steady state: " + strings.Join(why, "; ") + " (raise load.warmup's max, or add forks)"
+	reason := notSteadyPrefix + ": " + strings.Join(why, "; ") + " (raise load.warmup's max, or add forks)"
+	if name != "" {
+		reason = notSteadyPrefix + " in " + name + ": " + strings.Join(why, "; ") + " (raise load.warmup's max, or add forks)"
+	}
 	if v.Status != stats.Inconclusive {
 		v.Leans = v.Status
 	}

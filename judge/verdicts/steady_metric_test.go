@@ -87,7 +87,7 @@ func TestPerMetricSelection(t *testing.T) {
 				c = cl
 			}
 		}
-		sc := claimCells(m, c, ForMetric(tt.metric, all, steadyCells))
+		sc := claimCells(m, c, NewReading(m, all, steadyCells, info, nil).Cells(tt.metric))
 		if len(sc) != 1 || len(sc[0].Values) != tt.forks {
 			t.Errorf("%s: read %d fork(s), want %d: %s", tt.claim, len(sc[0].Values), tt.forks, tt.why)
 		}

@@ -160,18 +160,18 @@ func TestNotSteady(t *testing.T) {
 		{Variant: "b", Group: "main"}: {ExcludedForks: []int{1}, SteadyForks: 4},
 	}
 	v := stats.Verdict{Status: stats.Supported}
-	notSteady(&v, check, info, "main")
+	notSteady(&v, check, info, "main", "")
 	if v.Status != stats.Inconclusive || v.Leans != stats.Supported || !v.Open ||
 		!strings.HasPrefix(v.Reason, "not in steady state: a: 2 of 4 fork(s) never reached a steady state (fork 2, 4), 2 steady left") {
 		t.Errorf("verdict %+v, want inconclusive leaning supported, open, reason naming a's forks 2 and 4", v)
 	}
 	v = stats.Verdict{Status: stats.Supported}
-	notSteady(&v, check, map[record.CellKey]record.SteadyCell{{Variant: "b", Group: "main"}: info[record.CellKey{Variant: "b", Group: "main"}]}, "main")
+	notSteady(&v, check, map[record.CellKey]record.SteadyCell{{Variant: "b", Group: "main"}: info[record.CellKey{Variant: "b", Group: "main"}]}, "main", "")
 	if v.Status != stats.Supported {
 		t.Errorf("4 steady forks left: %+v, want the verdict untouched", v)
 	}
 	v = stats.Verdict{Status: stats.Supported}
-	notSteady(&v, check, info, "other")
+	notSteady(&v, check, info, "other", "")
 	if v.Status != stats.Supported {
 		t.Errorf("another group's cells: %+v, want the verdict untouched", v)
 	}

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/measure/metric"
 	"github.com/threadlab/threadlab/stats"
 	"github.com/threadlab/threadlab/store/record"
 )
@@ -41,11 +40,10 @@ func Evaluate(m *experiments.Manifest, trials []record.Trial, o stats.Options, h
 	// its steady state are left out, and forks with none are excluded
 	// (steady.go); a cell left with too few steady forks makes the
 	// claims on it inconclusive, "not in steady state".
-	all := GroupTrials(trials)
-	cells, steadyInfo := steadyOnly(m, all, h.Series)
+	r := read(m, GroupTrials(trials), h.Series)
 	var out []record.Verdict
 	for _, c := range m.Claims {
-		sc := claimCells(m, c, ForMetric(c.Check.Metric, all, cells))
+		sc := claimCells(m, c, r.Cells(c.Check.Metric))
 		co := o
 		if m.Forks.Sequential() && co.Sequential.MaxLooks == 0 {
 			// The last look of a sequential design: judged at the level its
@@ -58,10 +56,10 @@ func Evaluate(m *experiments.Manifest, trials []record.Trial, o stats.Options, h
 			v = notRecorded(c, col, co)
 		} else {
 			v = stats.EvaluateWith(c.ID, c.Says, c.Check, sc, co)
-			steadyRule(&v, m, c, steadyInfo)
+			r.steadyRule(&v, m, c)
 			capByForks(&v, c.Check, sc)
 		}
-		applyPreconditions(&v, checkPreconditions(m, c, cells, all, trials, h))
+		applyPreconditions(&v, checkPreconditions(m, c, r, trials, h))
 		rv := toRecord(v)
 		if d := c.Decision; d != nil {
 			rv.Decision = &record.Decision{When: d.When, Pick: d.Pick, Then: d.Then, TestedBy: d.TestedBy}
@@ -84,34 +82,20 @@ func Evaluate(m *experiments.Manifest, trials []record.Trial, o stats.Options, h
 // of a run (pipeline.DecideByClaims) stop a cell once no pending check
 // reads it (DependsOn).
 func Pending(m *experiments.Manifest, trials []record.Trial, series []record.Sample, o stats.Options) []stats.Check {
-	all := GroupTrials(trials)
-	cells, info := steadyOnly(m, all, series)
+	r := read(m, GroupTrials(trials), series)
 	var out []stats.Check
 	for _, c := range m.Claims {
-		sc := claimCells(m, c, ForMetric(c.Check.Metric, all, cells))
+		sc := claimCells(m, c, r.Cells(c.Check.Metric))
 		co := o
 		co.Sequential = stats.TrialLooks(replicates(sc), m.Forks.Min, m.Forks.Max)
 		v := stats.EvaluateWith(c.ID, c.Says, c.Check, sc, co)
-		steadyRule(&v, m, c, info)
+		r.steadyRule(&v, m, c)
 		capByForks(&v, c.Check, sc) // no decision below stats.MinReplicates forks
 		if !stats.Decided(v) {
 			out = append(out, c.Check)
 		}
 	}
 	return out
-}
-
-// steadyRule applies the steady-state rule of the claim's metric: a
-// metric that warms up is held back when a cell it reads has too few
-// steady forks (notSteady); one that does not warm up read every
-// iteration, and its evidence says which ones the selection of the
-// primary metric would have left out (everyIteration).
-func steadyRule(v *stats.Verdict, m *experiments.Manifest, c experiments.Claim, info map[record.CellKey]record.SteadyCell) {
-	if metric.WarmsUp(c.Check.Metric) {
-		notSteady(v, c.Check, info, claimGroup(m, c))
-		return
-	}
-	everyIteration(v, c.Check, info, claimGroup(m, c), m.Primary())
 }
 
 // claimGroup is the request group a claim reads.

@@ -20,6 +20,13 @@ type Steady struct {
 	// cells below exclude included. Absent in runs made before issue 20's
 	// per-metric selection, where every metric read the steady iterations.
 	EveryIteration []string `json:"every_iteration,omitempty"`
+	// Own holds, for each metric with its own steady state that the run's
+	// claims or preconditions read (metric.Def.OwnSteady: the target's CPU), its
+	// classification on the iterations the primary left: each fork's
+	// later steady start, and the forks where the metric never settled.
+	// Fork values are left out (trials.csv has them). Absent in runs
+	// judged before the rule.
+	Own []SteadyOwn `json:"own,omitempty"`
 	// FirstIteration is the run-wide first-iteration test of runs made
 	// before issue 20 replaced it with per-fork selection; kept so that
 	// their steady.json still reads. New runs leave it nil.
@@ -121,4 +128,10 @@ func ReadSteady(dir string) (st Steady, ok bool, err error) {
 		return st, false, err
 	}
 	return st, true, nil
+}
+
+// SteadyOwn is one metric's own steady-state classification (Steady.Own).
+type SteadyOwn struct {
+	Metric string       `json:"metric"`
+	Cells  []SteadyCell `json:"cells"`
 }
