@@ -271,8 +271,11 @@ func TestStdinCloseStopsAgent(t *testing.T) {
 	t.Logf("agent stopped %v after its stdin closed", time.Since(t0))
 	h := srv.hits.Load()
 	time.Sleep(200 * time.Millisecond)
-	if more := srv.hits.Load() - h; more > 0 {
-		t.Errorf("%d requests reached the server after the agent returned", more)
+	// A request each of the 4 users wrote before the agent returned may
+	// reach the handler later on a loaded host (a full go test ./... on 2
+	// cores saw one); an agent still sending would add about 160 in 200 ms.
+	if more := srv.hits.Load() - h; more > 4 {
+		t.Errorf("%d requests reached the server after the agent returned, more than the 4 users' last ones already sent", more)
 	}
 }
 
