@@ -8,6 +8,15 @@ package experiments
 // warmup: {min: 10s, max: 60s, until: steady}
 //                                           rounds of the trial's own load, at least 10 s, then until
 //                                           steady.Settled holds on the last rounds, at most 60 s
+// warmup: {until: steady, also: [target_cpu_s]}
+//                                           the same, and the rounds' target CPU must settle too
+//
+// An until-steady warm-up waits for every metric in WarmupMetrics: the
+// primary, and each metric with its own steady state (metric.OwnSteady:
+// the target's CPU) that a claim or a precondition reads or also: names.
+// The CPU of a burst keeps falling for 30-50 bursts after its wall time
+// has settled (METHODOLOGY "Per metric"), so a warm-up that watched the
+// wall time alone handed the measured iterations a CPU still warming up.
 //
 // A variant with measure: cold has no warm-up at all: its start is what is
 // measured (aot-cache's start-up arm), and no iteration of it is dropped as
@@ -15,7 +24,11 @@ package experiments
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/threadlab/threadlab/measure/metric"
 
 	"gopkg.in/yaml.v3"
 )
@@ -48,6 +61,9 @@ type Warmup struct {
 	Min   time.Duration `yaml:"min,omitempty"`
 	Max   time.Duration `yaml:"max,omitempty"`
 	Until string        `yaml:"until,omitempty"`
+	// Also names metrics with their own steady state (the target's CPU)
+	// that the warm-up waits for besides the ones the claims read.
+	Also []string `yaml:"also,omitempty"`
 }
 
 // UnmarshalYAML accepts a duration (10s) or a mapping ({min: 10s, max:
@@ -85,7 +101,9 @@ func (w Warmup) MarshalYAML() (any, error) {
 }
 
 // IsZero lets omitempty drop an unset warm-up.
-func (w Warmup) IsZero() bool { return w.Min == 0 && w.Max == 0 && w.Until == "" }
+func (w Warmup) IsZero() bool {
+	return w.Min == 0 && w.Max == 0 && w.Until == "" && len(w.Also) == 0
+}
 
 // Steady tells whether the warm-up runs until the fork is steady.
 func (w Warmup) Steady() bool { return w.Until == UntilSteady }
@@ -134,6 +152,18 @@ func (m *Manifest) validateWarmup(bad badFunc) {
 	case w.Max < w.Min:
 		bad("load.warmup.max", "%s is below min %s (write {min: 10s, max: 60s, until: steady})", w.Max, w.Min)
 	}
+	for i, name := range w.Also {
+		f := fmt.Sprintf("load.warmup.also[%d]", i)
+		d, ok := metric.Lookup(name)
+		switch {
+		case !w.Steady():
+			bad("load.warmup.also", "needs until: steady (a fixed warm-up waits for nothing; write warmup: {until: steady, also: [%s]})", name)
+		case !ok:
+			bad(f, "unknown metric %q (name one with its own steady state: %s)", name, strings.Join(ownSteadyMetrics(), ", "))
+		case !metric.OwnSteady(d.Name):
+			bad(f, "%s has no steady state of its own: the warm-up already waits for the primary metric, whose steady iterations every metric that warms up reads (name one of %s, or remove it)", name, strings.Join(ownSteadyMetrics(), ", "))
+		}
+	}
 	for _, v := range m.Variants {
 		if v.Measure != "" && v.Measure != MeasureCold {
 			bad("variants."+v.Name+".measure", "%q is not known (the one value is cold: the start itself is measured, with no warm-up and no steady-state selection; leave it out to measure steady state)", v.Measure)
@@ -167,6 +197,50 @@ func (m *Manifest) lintWarmup(warn func(string, string, ...any)) {
 	if n := m.pointsPerFork(); n < MinSteadyPoints && m.Profile != "smoke" {
 		warn("iterations", "each fork gives %d point(s) to classify its steady state on; %d or more are needed (Barrett et al.'s classes carry no information below that): raise iterations for bursts, or the measured window for timed loads", n, MinSteadyPoints)
 	}
+}
+
+// WarmupMetrics are the metrics an until-steady warm-up waits for, in
+// order: the primary, then every metric with its own steady state
+// (metric.OwnSteady) that a claim or a precondition reads or
+// load.warmup.also names, in metric.Defs order.
+func (m *Manifest) WarmupMetrics() []string {
+	out := []string{m.Primary()}
+	read := m.ReadMetrics()
+	for _, name := range m.Load.Warmup.Also {
+		read[name] = true
+	}
+	for _, d := range metric.Defs {
+		if read[d.Name] && metric.OwnSteady(d.Name) && !slices.Contains(out, d.Name) {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}
+
+// ReadMetrics is the set of metrics m's claims and their preconditions
+// read.
+func (m *Manifest) ReadMetrics() map[string]bool {
+	read := map[string]bool{}
+	for _, c := range m.Claims {
+		read[c.Check.Metric] = true
+		for _, q := range c.Requires {
+			if q.Metric != "" {
+				read[q.Metric] = true
+			}
+		}
+	}
+	return read
+}
+
+// ownSteadyMetrics names the metrics with their own steady state.
+func ownSteadyMetrics() []string {
+	var out []string
+	for _, d := range metric.Defs {
+		if metric.OwnSteady(d.Name) {
+			out = append(out, d.Name)
+		}
+	}
+	return out
 }
 
 // MinSteadyPoints is the fewest points (iterations, or seconds of a timed

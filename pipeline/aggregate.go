@@ -79,7 +79,7 @@ func (Aggregate) Run(ctx context.Context, s *State) error {
 			})
 		}
 	}
-	st.Own = reading.Own(s.M, order)
+	st.Own = reading.Own(s.M, order, warm)
 	if err := record.WriteJSON(s.Dir, record.SteadyFile, st); err != nil {
 		return err
 	}

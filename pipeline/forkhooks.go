@@ -47,16 +47,22 @@ func (h forkHooks) Launch(ctx context.Context, j replicate.Job, seq, fork int) (
 	return t, nil
 }
 
-// Release runs a plan here or on the load hosts (runLoad).
-func (h forkHooks) Release(ctx context.Context, plan load.Plan) (*load.Result, error) {
-	return h.s.runLoad(ctx, plan)
-}
-
 // Measure samples the target here (telemetry) and, on a multi-host run,
 // every host (hostsample.go) around the load's window, from its release
 // to its last answer.
 func (h forkHooks) Measure(ctx context.Context, t trial.Target, plan load.Plan) (forks.Window, error) {
-	s := h.s
+	return h.s.window(ctx, t, plan, tMeasure)
+}
+
+// Round is a warm-up round's window, sampled as Measure's; the fork loop
+// books the warm-up's time.
+func (h forkHooks) Round(ctx context.Context, t trial.Target, plan load.Plan) (forks.Window, error) {
+	return h.s.window(ctx, t, plan, "")
+}
+
+// window runs plan inside a sampled window and books the load's time to
+// bucket ("" books nothing).
+func (s *State) window(ctx context.Context, t trial.Target, plan load.Plan, bucket string) (forks.Window, error) {
 	sampler := telemetry.StartWith(ctx, t.Pid(), t.MetricsURL(), telemetry.Options{Interval: time.Second, Groups: s.groups})
 	var onHosts *hostSampling
 	if s.hosts != nil { // hostsample.go: the target's /proc and each host's noise, read there
@@ -65,7 +71,9 @@ func (h forkHooks) Measure(ctx context.Context, t trial.Target, plan load.Plan) 
 	w := forks.Window{Started: now()}
 	t0 := time.Now()
 	res, err := s.runLoadIn(ctx, plan, trialWindow(sampler, onHosts)) // the window (host samplers, target CPU-seconds) is the load's, release to last answer (hosts.go, hostsample.go)
-	s.spent(tMeasure, time.Since(t0))
+	if bucket != "" {
+		s.spent(bucket, time.Since(t0))
+	}
 	samples, flags := sampler.Stop(), sampler.Flags()
 	var noise []noiseOn
 	var hostReasons []string

@@ -630,12 +630,8 @@ func loadEdges(res *load.Result) (first, last time.Time) {
 	return first, last
 }
 
-// runLoad runs a load plan: here, or on the load hosts of a multi-host run.
-func (s *State) runLoad(ctx context.Context, plan load.Plan) (*load.Result, error) {
-	return s.runLoadIn(ctx, plan, nil)
-}
-
-// runLoadIn is runLoad with a trial's window w (trialWindow: its host
+// runLoadIn runs a load plan, here or on the load hosts of a multi-host
+// run, inside a trial's window w (trialWindow: its host
 // samplers, or the target's CPU window here; nil for none): it opens at
 // the load's release and closes at the last answer. On the load hosts
 // the release is the agents' agreed instant; here it is load.Run's own

@@ -13,7 +13,8 @@ import (
 	"github.com/threadlab/threadlab/store/record"
 )
 
-// noisyWindows makes the listed measured windows (1-based, in run order)
+// noisyWindows makes the listed sampled windows (1-based, in run order;
+// warm-up rounds are sampled too, so its manifests have none)
 // report 80% of one core outside threadlab; the rest are quiet. The real
 // measurement is tested in telemetry and in TestHogMidTrialIsReRun; this
 // pins down what the pipeline does with it, deterministically.
@@ -36,7 +37,7 @@ title: re-runs
 question: are noisy windows re-run?
 variants:
   fast: {command: [inproc, "{port}"], ready: /health}
-load: {model: burst, burst: 4, requests: [{path: "/io?ms=5"}], warmup: 1ms}
+load: {model: burst, burst: 4, requests: [{path: "/io?ms=5"}], warmup: 0s} # no warm-up rounds: noisyWindows counts measured windows
 forks: 2
 iterations: 2
 retries: %s

@@ -97,15 +97,12 @@ func (r *Reading) Unsettled(name string, k record.CellKey) int {
 // Own is the record, for steady.json, of the own selection of each metric
 // with one that m's claims or preconditions read (summary.csv's other CPU
 // rows carry the unsettled-fork flag instead), metrics in metric.Defs
-// order, cells in order (the run's cell order), without the forks' values.
-func (r *Reading) Own(m *experiments.Manifest, order []record.CellKey) []record.SteadyOwn {
-	read := map[string]bool{}
-	for _, c := range m.Claims {
-		read[c.Check.Metric] = true
-		for _, q := range c.Requires {
-			read[q.Metric] = true
-		}
-	}
+// order, cells in order (the run's cell order), without the forks' values,
+// with each fork's warm-up read on the metric (warm: warmup.csv, may be
+// nil): the stopping rule's evidence on the rounds' own values.
+func (r *Reading) Own(m *experiments.Manifest, order []record.CellKey, warm []record.Trial) []record.SteadyOwn {
+	warmByCell := byCell(warm)
+	read := m.ReadMetrics()
 	var out []record.SteadyOwn
 	for _, d := range metric.Defs {
 		if !read[d.Name] {
@@ -125,6 +122,7 @@ func (r *Reading) Own(m *experiments.Manifest, order []record.CellKey) []record.
 			for i := range c.Forks {
 				c.Forks[i].Values = nil
 			}
+			warmupOf(&c, warmByCell[k], d.Name)
 			so.Cells = append(so.Cells, c)
 		}
 		out = append(out, so)

@@ -27,7 +27,7 @@ import (
 // warmup.csv.
 
 // SteadyRule names the rules of this file for steady.json and the report.
-const SteadyRule = "per-fork selection on >= 10 points (iterations, or seconds of a timed window) of the primary metric, applied to every metric that warms up; metrics that do not warm up (steady.json every_iteration) read every valid measured iteration; PELT change in mean, penalty 6 log n; warm-up until steady: last 4 rounds fluctuate and no longer improve on the 4 before, and Sen's 90% bound of the Theil-Sen slope over the last <= 20 rounds improves by at most max(5%, 1 noise unit) over 10 more"
+const SteadyRule = "per-fork selection on >= 10 points (iterations, or seconds of a timed window) of the primary metric, applied to every metric that warms up; metrics that do not warm up (steady.json every_iteration) read every valid measured iteration; PELT change in mean, penalty 6 log n; warm-up until steady: last 4 rounds fluctuate and no longer improve on the 4 before, and Sen's 90% bound of the Theil-Sen slope over the last <= 20 rounds improves by at most max(5%, 1 noise unit) over 10 more; in the primary metric and, when a claim reads it or warmup.also names it, in the target's CPU, each once"
 
 // warmupMark starts the warm-up clause of a steady.json rule: the rule the
 // run's forks were warmed up by, which the run itself applied.
@@ -376,9 +376,10 @@ func cmpFloat(a, b float64) int {
 // warm-up too: what the rule would have said).
 func warmupOf(c *record.SteadyCell, rounds []record.Trial, name string) {
 	type forkWarm struct {
-		xs   []float64
-		ms   float64
-		stop string
+		xs     []float64
+		rounds int
+		ms     float64
+		stop   string
 	}
 	by := map[int]*forkWarm{}
 	for _, r := range rounds {
@@ -391,7 +392,10 @@ func warmupOf(c *record.SteadyCell, rounds []record.Trial, name string) {
 			by[r.Fork] = w
 		}
 		w.ms += r.WallMs
-		if x, ok := metric.Value(r, name); ok && !math.IsNaN(x) {
+		w.rounds++
+		// a CPU figure of 0 is a round whose target CPU was not read (runs
+		// before the warm-up sampled its rounds), as the warm-up reads it
+		if x, ok := metric.Value(r, name); ok && !math.IsNaN(x) && (x > 0 || !metric.OwnSteady(name)) {
 			w.xs = append(w.xs, x)
 		}
 		switch {
@@ -407,9 +411,22 @@ func warmupOf(c *record.SteadyCell, rounds []record.Trial, name string) {
 		if w == nil {
 			continue
 		}
-		f.WarmupRounds, f.WarmupMs, f.WarmupStop = len(w.xs), w.ms, w.stop
-		f.WarmupEvidence = steady.Settled(w.xs, steady.Settle{HigherIsBetter: metric.HigherIsBetter(name)}).Why
+		f.WarmupRounds, f.WarmupMs, f.WarmupStop = w.rounds, w.ms, w.stop
+		if len(w.xs) > 0 {
+			f.WarmupEvidence = steady.Settled(w.xs, steady.Settle{HigherIsBetter: metric.HigherIsBetter(name)}).Why
+		}
 	}
+}
+
+// byCell groups warm-up rounds by cell, in schedule order.
+func byCell(warm []record.Trial) map[record.CellKey][]record.Trial {
+	out := map[record.CellKey][]record.Trial{}
+	warm = slices.Clone(warm)
+	slices.SortStableFunc(warm, func(a, b record.Trial) int { return a.Seq - b.Seq })
+	for _, w := range warm {
+		out[w.Key()] = append(out[w.Key()], w)
+	}
+	return out
 }
 
 // Steady classifies the cells of order, replaces each cell's trials in
@@ -424,11 +441,7 @@ func Steady(m *experiments.Manifest, order []record.CellKey, cells map[record.Ce
 		}
 	}
 	sel := newSelection(m, series)
-	warmByCell := map[record.CellKey][]record.Trial{}
-	slices.SortStableFunc(warm, func(a, b record.Trial) int { return a.Seq - b.Seq })
-	for _, w := range warm {
-		warmByCell[w.Key()] = append(warmByCell[w.Key()], w)
-	}
+	warmByCell := byCell(warm)
 	for _, k := range order {
 		kept, c := sel.cell(k, cells[k])
 		warmupOf(&c, warmByCell[k], st.Metric)

@@ -107,7 +107,7 @@ func TestOwnSteadyCPU(t *testing.T) {
 			if w := byID["same-wall"]; w.Status != stats.Supported || strings.Contains(strings.Join(w.Evidence, "\n"), "keeps warming up") {
 				t.Errorf("same-wall: %s (%s), %q: a wall-time claim reads the primary's selection, untouched by the CPU's", w.Status, w.Reason, w.Evidence)
 			}
-			own := r.Own(m, []record.CellKey{{Variant: "platform", Group: "main"}, {Variant: "webflux", Group: "main"}})
+			own := r.Own(m, []record.CellKey{{Variant: "platform", Group: "main"}, {Variant: "webflux", Group: "main"}}, nil)
 			if len(own) != 1 || own[0].Metric != "target_cpu_s" || len(own[0].Cells) != 2 {
 				t.Fatalf("Own = %+v, want target_cpu_s's selection of both cells (the one own metric a claim reads)", own)
 			}

@@ -48,6 +48,15 @@ const (
 	// rounds longer (about 33) and boot-versions' 32 longer (about 46),
 	// and a flat fork stops by round 20 in 83% of simulated series: 32.
 	SteadyWarmupRounds = 32
+	// SteadyCPUWarmupRounds replaces it for a manifest whose warm-up
+	// waits for the target's CPU too (Manifest.WarmupMetrics): in issue
+	// 20's pilot (io-bound's 600-request burst, one fork a variant, 60
+	// bursts) the CPU-seconds of a burst fell 5-7x and settled after 30-40
+	// bursts (18,000-24,000 requests), WebFlux's after about 50. A burst
+	// manifest only: a timed round of 1 s serves thousands of requests,
+	// so the CPU of a timed load is planned at SteadyWarmupRounds until a
+	// run has measured it (unmeasured so far).
+	SteadyCPUWarmupRounds = 50
 )
 
 // Model is the seconds a run spends per fork and per iteration.
@@ -193,7 +202,8 @@ func warmupS(m *experiments.Manifest) float64 {
 }
 
 // typicalSteadyWarmupS is an until-steady warm-up planned before a run
-// measured one: SteadyWarmupRounds rounds, each a burst (its window and
+// measured one: SteadyWarmupRounds rounds (SteadyCPUWarmupRounds when it
+// waits for the target's CPU too), each a burst (its window and
 // the pause after it) or a timed round with the window's drain, at least
 // min and at most max, averaged over the variants as warmupS.
 func typicalSteadyWarmupS(m *experiments.Manifest, c Model, drain float64) float64 {
@@ -205,7 +215,11 @@ func typicalSteadyWarmupS(m *experiments.Manifest, c Model, drain float64) float
 	if !burst(m) {
 		round = min(experiments.DefaultWarmupRound, w.Max).Seconds() + drain
 	}
-	per := min(max(SteadyWarmupRounds*round, w.Min.Seconds()), w.Max.Seconds())
+	rounds := float64(SteadyWarmupRounds)
+	if burst(m) && len(m.WarmupMetrics()) > 1 {
+		rounds = SteadyCPUWarmupRounds
+	}
+	per := min(max(rounds*round, w.Min.Seconds()), w.Max.Seconds())
 	return per * warmShare(m)
 }
 

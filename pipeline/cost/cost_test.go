@@ -203,6 +203,7 @@ func TestEstimateUntilSteady(t *testing.T) {
 		{"min above them: min", "{min: 40s, until: steady}", false, 40},
 		{"max below them: the warm-up stops at max", "{max: 10s, until: steady}", false, 10},
 		{"one of two variants cold: half of 32 s", "{until: steady}", true, 16},
+		{"a timed load waiting for the target's CPU too: still 32 rounds of 1 s (unmeasured)", "{until: steady, also: [target_cpu_s]}", false, 32},
 		{"fixed warm-up: its duration", "2s", false, 2},
 	}
 	for _, tt := range tests {
@@ -353,6 +354,28 @@ func TestCatalogDeadTime(t *testing.T) {
 		if d := math.Round(100 * e.DeadShare()); d > 35 {
 			r, _ := e.IterationsForDead(0.35)
 			t.Errorf("%s: run --dry-run plans %.0f%% dead time, over 35%%: set iterations: %d (or measure more per fork)", f, d, r)
+		}
+	}
+}
+
+// TestEstimateCPUWarmup: a burst manifest whose warm-up waits for the
+// target's CPU too is planned at SteadyCPUWarmupRounds (50) bursts, each
+// its 1 s window and the 0.5 s pause after it; without the CPU, at 32.
+func TestEstimateCPUWarmup(t *testing.T) {
+	for _, tt := range []struct {
+		why, warmup string
+		want        float64
+	}{
+		{"the CPU too: 50 bursts of 1.5 s", "{max: 2m, until: steady, also: [target_cpu_s]}", 75},
+		{"the wall time alone: 32 bursts of 1.5 s", "{max: 2m, until: steady}", 48},
+	} {
+		m := withLoad(t, `{model: burst, burst: 8, warmup: `+tt.warmup+`, requests: [{path: /}]}`)
+		e, err := Predict(m, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Costs.WarmupS != tt.want {
+			t.Errorf("%s: warm-up %.1f s per fork, want %.1f", tt.why, e.Costs.WarmupS, tt.want)
 		}
 	}
 }

@@ -39,9 +39,10 @@ type Hooks interface {
 	// is a target that did not come up. A started target is stopped when
 	// the run ends, however it ends.
 	Launch(ctx context.Context, j replicate.Job, seq, fork int) (trial.Target, error)
-	// Release runs a load plan with no window around it (the warm-up's
-	// rounds): here, or on the load hosts of a multi-host run.
-	Release(ctx context.Context, plan load.Plan) (*load.Result, error)
+	// Round runs one warm-up round's plan against t inside a window
+	// measured as an iteration's (Measure), so that the round has the
+	// target's CPU too; its time is the warm-up's, not the measurement's.
+	Round(ctx context.Context, t trial.Target, plan load.Plan) (Window, error)
 	// Measure runs one measured iteration's plan against t inside its
 	// window: the samplers start before the load and stop after it, and
 	// each new flag's fix-it sentence is warned about. An error is the
@@ -143,7 +144,7 @@ func (l *Loop) fork(ctx context.Context, seq int, j replicate.Job, fork int, ret
 		return "", err
 	}
 	t0 := time.Now()
-	err = l.warmup(ctx, j, seq, fork, plan)
+	err = l.warmup(ctx, t, j, seq, fork, plan)
 	l.Hooks.Spent(record.StageWarmups, time.Since(t0))
 	if err != nil {
 		return "", err

@@ -28,8 +28,8 @@ func (h *noStart) Launch(_ context.Context, _ replicate.Job, _, fork int) (trial
 	h.launches = append(h.launches, fork)
 	return nil, h.err
 }
-func (h *noStart) Release(context.Context, load.Plan) (*load.Result, error) {
-	panic("Release without a target")
+func (h *noStart) Round(context.Context, trial.Target, load.Plan) (Window, error) {
+	panic("Round without a target")
 }
 func (h *noStart) Measure(context.Context, trial.Target, load.Plan) (Window, error) {
 	panic("Measure without a target")

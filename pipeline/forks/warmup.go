@@ -22,12 +22,17 @@ import (
 // (seed 000's warm-up bug). A fixed warm-up runs for its duration (bursts
 // repeat until it has passed, at least once); warmup: {until: steady} runs
 // rounds (one burst, or a DefaultWarmupRound window of a timed load) for at
-// least min, then until steady.Settled holds on the rounds' primary metric,
-// at most max. Every round goes to warmup.csv; the last round of an
-// until-steady warm-up says why it stopped ("; stop: steady" or "; stop:
-// max"). A variant with measure: cold is not warmed up: its start is what
-// is measured.
-func (l *Loop) warmup(ctx context.Context, j replicate.Job, seq, fork int, plan load.Plan) error {
+// least min, then until steady.Settled holds on the rounds' values of every
+// metric the warm-up waits for (Manifest.WarmupMetrics: the primary, and
+// the target's CPU when a claim reads it), at most max. Each round is
+// sampled as a measured iteration is (Hooks.Round), so warmup.csv has the
+// target's CPU of every round. A waited metric that no round could read
+// (no CPU clock for the target) holds nothing back. Every round goes to
+// warmup.csv; the last round of an until-steady warm-up says why it
+// stopped ("; stop: steady", or "; stop: max" and the metrics that had
+// not settled). A variant with measure: cold is not warmed up: its start
+// is what is measured.
+func (l *Loop) warmup(ctx context.Context, t trial.Target, j replicate.Job, seq, fork int, plan load.Plan) error {
 	w := l.M.Load.Warmup
 	if w.Max <= 0 || j.Cell.Variant.Measure == experiments.MeasureCold {
 		return nil
@@ -46,16 +51,18 @@ func (l *Loop) warmup(ctx context.Context, j replicate.Job, seq, fork int, plan 
 			timed = true
 		}
 	}
-	primary := l.M.Primary()
-	rule := steady.Settle{HigherIsBetter: metric.HigherIsBetter(primary)}
-	var xs []float64
+	waits := newWaits(l.M.WarmupMetrics())
 	start := time.Now()
 	for n := 1; ; n++ {
-		res, err := l.Hooks.Release(ctx, p)
+		win, err := l.Hooks.Round(ctx, t, p)
 		if err != nil {
 			return fmt.Errorf("warm-up: %w", err)
 		}
-		rows := trial.Rows(l.M.Load.Measure, j, seq, now(), res, nil, nil)
+		samples := win.RowSamples
+		if samples == nil {
+			samples = win.Samples
+		}
+		rows := trial.Rows(l.M.Load.Measure, j, seq, win.Started, win.Result, samples, nil)
 		elapsed := time.Since(start)
 		stop := ""
 		switch {
@@ -64,17 +71,26 @@ func (l *Loop) warmup(ctx context.Context, j replicate.Job, seq, fork int, plan 
 				stop = "fixed"
 			}
 		default:
-			if x, ok := metric.Value(rows[0], primary); ok && !math.IsNaN(x) && rows[0].Valid {
-				xs = append(xs, x)
+			rows[0].TargetCPUSec, rows[0].TargetCPUMsPerReq = win.CPUSec, win.CPUMsPerReq
+			if rows[0].Valid {
+				waits.add(rows[0])
 			}
-			stop, _ = steady.Stop(xs, elapsed, w.Min, w.Max, rule)
+			stop = waits.stop(elapsed, w.Min, w.Max)
 		}
 		reason := steady.RoundReason(n)
-		if stop == "steady" || stop == "max" {
+		if stop != "" && stop != "fixed" {
 			reason += "; stop: " + stop
 		}
+		var codes []string
+		for _, x := range win.Flags {
+			codes = append(codes, x.Code)
+		}
 		for i := range rows {
-			rows[i].Reason = strings.Join(slices.DeleteFunc([]string{reason, rows[i].Reason}, func(x string) bool { return x == "" }), "; ")
+			rows[i].Flags = strings.Join(codes, ";")
+			rows[i].TargetCPUSec, rows[i].TargetCPUMsPerReq = win.CPUSec, win.CPUMsPerReq
+			rows[i].HostOutsidePct, rows[i].HostStealPct = round1(win.Outside), round1(win.Steal)
+			rows[i].HostsNoise = win.HostsNoise
+			rows[i].Reason = strings.Join(slices.DeleteFunc(slices.Concat([]string{reason, rows[i].Reason}, win.NoiseReasons), func(x string) bool { return x == "" }), "; ")
 			rows[i].Valid = false
 			rows[i].Fork = fork
 		}
@@ -85,4 +101,69 @@ func (l *Loop) warmup(ctx context.Context, j replicate.Job, seq, fork int, plan 
 			return ctx.Err()
 		}
 	}
+}
+
+// waits are the series an until-steady warm-up watches, one per metric,
+// and the round at which each was first found steady (0: not yet). A
+// metric found steady stays so: rule 1 of steady.Settled (the latest
+// rounds change direction twice) holds in about half of the rounds of a
+// flat series, and asking two metrics to pass it in the same round would
+// only lengthen the warm-up by chance, not by warming.
+type waits struct {
+	names   []string
+	xs      [][]float64
+	settled []int
+	rounds  int
+}
+
+func newWaits(names []string) *waits {
+	return &waits{names: names, xs: make([][]float64, len(names)), settled: make([]int, len(names))}
+}
+
+// add appends a round's value of each metric; a CPU figure of 0 is a
+// round whose target CPU could not be read, not a free round.
+func (ws *waits) add(r record.Trial) {
+	ws.rounds++
+	for i, name := range ws.names {
+		x, ok := metric.Value(r, name)
+		if !ok || math.IsNaN(x) || (metric.OwnSteady(name) && x <= 0) {
+			continue
+		}
+		ws.xs[i] = append(ws.xs[i], x)
+	}
+}
+
+// stop is the warm-up's decision after a round: "steady" once elapsed has
+// reached min and every metric with readings has been found steady
+// (steady.Stop), "max (M, N not steady)" once it has reached max without
+// that, "" to run another round. With more than one metric, "steady"
+// says the round from which each was. A metric with no readings at all
+// holds nothing back; the primary must have readings.
+func (ws *waits) stop(elapsed, minimum, maximum time.Duration) string {
+	var unsettled, when []string
+	for i, name := range ws.names {
+		if i > 0 && len(ws.xs[i]) == 0 {
+			continue
+		}
+		if ws.settled[i] == 0 {
+			if s, _ := steady.Stop(ws.xs[i], elapsed, minimum, maximum, steady.Settle{HigherIsBetter: metric.HigherIsBetter(name)}); s == "steady" {
+				ws.settled[i] = ws.rounds
+			}
+		}
+		if ws.settled[i] == 0 {
+			unsettled = append(unsettled, name)
+		} else {
+			when = append(when, fmt.Sprintf("%s from round %d", name, ws.settled[i]))
+		}
+	}
+	switch {
+	case elapsed >= minimum && len(unsettled) == 0:
+		if len(when) > 1 {
+			return "steady (" + strings.Join(when, ", ") + ")"
+		}
+		return "steady"
+	case elapsed >= maximum:
+		return "max (" + strings.Join(unsettled, ", ") + " not steady)"
+	}
+	return ""
 }

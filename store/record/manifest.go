@@ -1,6 +1,7 @@
 package record
 
 import (
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -199,7 +200,8 @@ func (ss *SweepInfos) UnmarshalYAML(n *yaml.Node) error {
 
 // WarmupInfo is load.warmup as run: a duration (10s, Min = Max), or the
 // until-steady mapping {min, max, until: steady}. Text is the warm-up as
-// written, for prose: "10s", or "until steady, 5s to 1m0s"; it is kept
+// written, for prose: "10s", or "until steady, 5s to 1m0s" (", also in
+// target_cpu_s" when warmup.also names metrics); it is kept
 // when the durations do not decode.
 type WarmupInfo struct {
 	Min   time.Duration `yaml:"min"`
@@ -219,11 +221,17 @@ func (w *WarmupInfo) UnmarshalYAML(n *yaml.Node) error {
 		w.Min, w.Max = d, d
 		return nil
 	}
-	var text struct{ Min, Max, Until string }
+	var text struct {
+		Min, Max, Until string
+		Also            []string
+	}
 	if err := n.Decode(&text); err != nil {
 		return err
 	}
 	w.Text = "until " + text.Until + ", " + text.Min + " to " + text.Max
+	if len(text.Also) > 0 {
+		w.Text += ", also in " + strings.Join(text.Also, ", ")
+	}
 	type plain WarmupInfo
 	var p plain
 	err := n.Decode(&p)

@@ -24,6 +24,8 @@ func TestParseManifestInfo(t *testing.T) {
 			info(nil, WarmupInfo{Min: 2 * time.Second, Max: 2 * time.Second, Text: "2s"}, ""), []string{"load"}, false},
 		{"until steady is a mapping; the text keeps the durations as written", "load:\n  warmup: {min: 5s, max: 1m, until: steady}\n",
 			info(nil, WarmupInfo{Min: 5 * time.Second, Max: time.Minute, Until: "steady", Text: "until steady, 5s to 1m"}, ""), []string{"load"}, false},
+		{"warmup.also is named in the text", "load:\n  warmup: {min: 5s, max: 90s, until: steady, also: [target_cpu_s]}\n",
+			info(nil, WarmupInfo{Min: 5 * time.Second, Max: 90 * time.Second, Until: "steady", Text: "until steady, 5s to 90s, also in target_cpu_s"}, ""), []string{"load"}, false},
 		{"variants keep the manifest's order, a command variant has no target",
 			"variants:\n  virtual: {target: spring-mvc}\n  own: {command: [srv], describe: my server}\n  platform: {target: spring-webflux}\ncooldown: {iteration: 10s}\n",
 			info(VariantInfos{{Name: "virtual", Target: "spring-mvc"}, {Name: "own", Command: []string{"srv"}, Describe: "my server"}, {Name: "platform", Target: "spring-webflux"}}, WarmupInfo{}, "10s"),

@@ -1,0 +1,105 @@
+package forks
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/measure/load"
+	"github.com/threadlab/threadlab/pipeline/replicate"
+	"github.com/threadlab/threadlab/pipeline/trial"
+	"github.com/threadlab/threadlab/store/record"
+	"github.com/threadlab/threadlab/stats/steady"
+)
+
+// rounds is a target whose warm-up rounds take a flat wall time (2% noise)
+// while their CPU falls 5x over the first cpuRounds rounds and then stays
+// (3% noise): the burst of issue 20's pilot, whose CPU settled 30-50
+// bursts after its wall time. cpu false: the target's CPU is not read.
+type rounds struct {
+	noStart
+	n         int
+	cpuRounds int
+	cpu       bool
+	sleep     time.Duration
+	rng       *rand.Rand
+}
+
+func (h *rounds) Round(context.Context, trial.Target, load.Plan) (Window, error) {
+	h.n++
+	time.Sleep(h.sleep)
+	wall := 100 * (1 + 0.02*h.rng.NormFloat64())
+	w := Window{Started: "2026-12-02T00:00:00Z", Result: &load.Result{Groups: []load.GroupResult{
+		{Name: "main", Requests: 4, OK: 4, Wall: time.Duration(wall * float64(time.Millisecond))}}}}
+	if h.cpu {
+		level := 0.2
+		if h.n < h.cpuRounds {
+			level = 0.2 * math.Pow(5, 1-float64(h.n)/float64(h.cpuRounds))
+		}
+		w.CPUSec = level * (1 + 0.03*h.rng.NormFloat64())
+		w.CPUMsPerReq = w.CPUSec * 1000 / 4
+	}
+	return w, nil
+}
+
+// TestWarmupWaitsForCPU: an until-steady warm-up waits for every metric of
+// Manifest.WarmupMetrics, the target's CPU too when the manifest reads it;
+// a CPU that cannot be read holds nothing back; max still bounds it and
+// names what had not settled.
+func TestWarmupWaitsForCPU(t *testing.T) {
+	tests := []struct {
+		why       string
+		warmup    string
+		cpu       bool
+		sleep     time.Duration
+		least     int // rounds at the least
+		most      int // rounds at the most (0: no bound)
+		stop      string
+		cpuSecond bool // warmup.csv carries each round's CPU
+		cpuRounds int  // the CPU falls over this many rounds
+	}{
+		{"the wall time alone: stops long before the CPU has settled", "{min: 1ms, max: 20m, until: steady}", true, 0, 8, 25, "stop: steady", true, 40},
+		{"also: target_cpu_s: waits until the CPU has settled too", "{min: 1ms, max: 20m, until: steady, also: [target_cpu_s]}", true, 0, 40, 0, "stop: steady (wall_ms from round ", true, 40},
+		{"a CPU that cannot be read holds nothing back", "{min: 1ms, max: 20m, until: steady, also: [target_cpu_s]}", false, 0, 8, 25, "stop: steady", false, 40},
+		{"max bounds it and names the metric that had not settled", "{min: 1ms, max: 400ms, until: steady, also: [target_cpu_ms_per_req]}", true, 2 * time.Millisecond, 15, 0, "stop: max (target_cpu_ms_per_req not steady)", true, 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.why, func(t *testing.T) {
+			src := strings.Replace(manifest, "%s", "stop", 1)
+			src = strings.Replace(src, `requests: [{path: "/"}]}`, `requests: [{path: "/"}], warmup: `+tt.warmup+`}`, 1)
+			m, err := experiments.Parse("forks.yaml", []byte(src), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := &rounds{cpuRounds: tt.cpuRounds, cpu: tt.cpu, sleep: tt.sleep, rng: rand.New(rand.NewPCG(7, 9))}
+			l := &Loop{M: m, Dir: t.TempDir(), Rep: replicate.New(t.Logf), Jobs: 1, Hooks: h}
+			j := replicate.Schedule(m, m.Seed)[0]
+			plan := load.Plan{Groups: []load.Group{{Name: "main", Model: load.Burst}}}
+			if err := l.warmup(context.Background(), nil, j, 1, 1, plan); err != nil {
+				t.Fatal(err)
+			}
+			rows, err := record.ReadCSV[record.Trial](l.Dir, record.WarmupFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) < tt.least || (tt.most > 0 && len(rows) > tt.most) {
+				t.Errorf("%d rounds, want %d to %d", len(rows), tt.least, tt.most)
+			}
+			last := rows[len(rows)-1]
+			if want := steady.RoundReason(len(rows)) + "; " + tt.stop; !strings.HasPrefix(last.Reason, want) {
+				t.Errorf("last round's reason %q, want %q", last.Reason, want)
+			}
+			for i, r := range rows {
+				if r.Valid || r.Fork != 1 || (r.TargetCPUSec > 0) != tt.cpuSecond {
+					t.Errorf("round %d: valid %v fork %d cpu %v: want an invalid row of fork 1, with the round's CPU %v", i+1, r.Valid, r.Fork, r.TargetCPUSec, tt.cpuSecond)
+				}
+			}
+			t.Log(fmt.Sprintf("%d rounds, last: %s", len(rows), last.Reason))
+		})
+	}
+}
