@@ -13,8 +13,8 @@ import (
 	"github.com/threadlab/threadlab/measure/load"
 	"github.com/threadlab/threadlab/pipeline/replicate"
 	"github.com/threadlab/threadlab/pipeline/trial"
-	"github.com/threadlab/threadlab/store/record"
 	"github.com/threadlab/threadlab/stats/steady"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // rounds is a target whose warm-up rounds take a flat wall time (2% noise)
