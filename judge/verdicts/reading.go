@@ -122,7 +122,7 @@ func (r *Reading) Own(m *experiments.Manifest, order []record.CellKey, warm []re
 			for i := range c.Forks {
 				c.Forks[i].Values = nil
 			}
-			warmupOf(&c, warmByCell[k], d.Name)
+			warmupOf(&c, warmByCell[k], d.Name, true)
 			so.Cells = append(so.Cells, c)
 		}
 		out = append(out, so)

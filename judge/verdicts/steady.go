@@ -374,7 +374,11 @@ func cmpFloat(a, b float64) int {
 // ("warm-up round N[; stop: steady|max]"): rounds, summed length, why it
 // stopped and the stopping rule's evidence on those rounds (for a fixed
 // warm-up too: what the rule would have said).
-func warmupOf(c *record.SteadyCell, rounds []record.Trial, name string) {
+//
+// own: name is a metric with its own steady state, read for steady.json's
+// own cells; a warm-up that stopped "steady" without naming it (the round
+// it settled from) did not wait for it, and says so (NotWaited).
+func warmupOf(c *record.SteadyCell, rounds []record.Trial, name string, own bool) {
 	type forkWarm struct {
 		xs     []float64
 		rounds int
@@ -399,6 +403,8 @@ func warmupOf(c *record.SteadyCell, rounds []record.Trial, name string) {
 			w.xs = append(w.xs, x)
 		}
 		switch {
+		case strings.Contains(r.Reason, "stop: steady") && own && !strings.Contains(r.Reason, name+" from round"):
+			w.stop = NotWaited // a warm-up that stopped on the primary alone
 		case strings.Contains(r.Reason, "stop: steady"):
 			w.stop = "steady"
 		case strings.Contains(r.Reason, "stop: max"):
@@ -417,6 +423,10 @@ func warmupOf(c *record.SteadyCell, rounds []record.Trial, name string) {
 		}
 	}
 }
+
+// NotWaited is the warm-up stop, in steady.json's own cells, of a warm-up
+// that stopped steady in the primary without waiting for the metric.
+const NotWaited = "not waited"
 
 // byCell groups warm-up rounds by cell, in schedule order.
 func byCell(warm []record.Trial) map[record.CellKey][]record.Trial {
@@ -444,7 +454,7 @@ func Steady(m *experiments.Manifest, order []record.CellKey, cells map[record.Ce
 	warmByCell := byCell(warm)
 	for _, k := range order {
 		kept, c := sel.cell(k, cells[k])
-		warmupOf(&c, warmByCell[k], st.Metric)
+		warmupOf(&c, warmByCell[k], st.Metric, false)
 		cells[k] = kept
 		st.Cells = append(st.Cells, c)
 	}

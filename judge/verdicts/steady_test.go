@@ -190,12 +190,42 @@ func TestWarmupOf(t *testing.T) {
 	}
 	rounds = append(rounds, record.Trial{Variant: "v", Group: "main", Fork: 2, Seq: 2, WallMs: 10000, RPS: 900, Reason: "warm-up round 1"})
 	c := record.SteadyCell{Forks: []record.SteadyFork{{Fork: 1}, {Fork: 2}}}
-	warmupOf(&c, rounds, "rps")
+	warmupOf(&c, rounds, "rps", false)
 	if f := c.Forks[0]; f.WarmupRounds != 12 || f.WarmupMs != 6000 || f.WarmupStop != "steady" || !strings.Contains(f.WarmupEvidence, "no longer improve") {
 		t.Errorf("fork 1: %+v, want 12 rounds, 6000 ms, stopped steady with the rule's evidence", f)
 	}
 	if f := c.Forks[1]; f.WarmupRounds != 1 || f.WarmupStop != "fixed" || f.WarmupEvidence != "1 of the 8 rounds the rule reads" {
 		t.Errorf("fork 2: %+v, want one fixed round", f)
+	}
+
+	// The target's CPU, read for steady.json's own cells: a warm-up that
+	// stopped steady without naming it did not wait for it; one that
+	// names it did; rounds with no CPU reading (0) are not its values.
+	for _, tt := range []struct {
+		why, stop, want string
+		evidence        bool
+	}{
+		{"stopped on the primary alone", "stop: steady", NotWaited, true},
+		{"waited for the CPU too", "stop: steady (wall_ms from round 9, target_cpu_s from round 12)", "steady", true},
+		{"reached max", "stop: max (target_cpu_s not steady)", "max", true},
+	} {
+		var cpu []record.Trial
+		for i, x := range xs {
+			r := record.Trial{Variant: "v", Group: "main", Fork: 1, Seq: 1, WallMs: 500, TargetCPUSec: 1 / x, Reason: "warm-up round " + itoa(i+1)}
+			if i == len(xs)-1 {
+				r.Reason += "; " + tt.stop
+			}
+			cpu = append(cpu, r)
+		}
+		cpu = append(cpu, record.Trial{Variant: "v", Group: "main", Fork: 2, Seq: 2, WallMs: 10000, Reason: "warm-up round 1; stop: steady"})
+		c := record.SteadyCell{Forks: []record.SteadyFork{{Fork: 1}, {Fork: 2}}}
+		warmupOf(&c, cpu, "target_cpu_s", true)
+		if f := c.Forks[0]; f.WarmupStop != tt.want || f.WarmupRounds != 12 || (f.WarmupEvidence != "") != tt.evidence {
+			t.Errorf("%s: fork 1 %+v, want stop %q after 12 rounds with the rule's evidence", tt.why, f, tt.want)
+		}
+		if f := c.Forks[1]; f.WarmupRounds != 1 || f.WarmupEvidence != "" {
+			t.Errorf("%s: fork 2 %+v: a round without a CPU reading has no value to judge", tt.why, f)
+		}
 	}
 }
 

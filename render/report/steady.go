@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/threadlab/threadlab/judge/verdicts"
@@ -32,6 +33,18 @@ type steadyView struct {
 	// do not warm up ("" for runs judged before per-metric selection).
 	Every  string
 	Charts []*chart // each cell's forks, steady start marked
+	// Own are the metrics with their own steady state that the run's
+	// claims read (steady.json own: the target's CPU), each classified
+	// again on its own series.
+	Own []ownSteadyView
+}
+
+// ownSteadyView is one metric's own classification (steady.json own).
+type ownSteadyView struct {
+	Metric, Label string
+	Rule          string // as steadyView's, for the shared table
+	Sweep         bool
+	Rows          []steadyRow
 }
 
 // firstView is steady.json's first_iteration for the template.
@@ -87,7 +100,25 @@ func (v *runView) Steady() *steadyView {
 	if st.FirstIteration != nil {
 		out.First = &firstView{*st.FirstIteration}
 	}
-	for _, c := range st.Cells {
+	out.Rows = v.steadyRows(st.Cells, st.Rule)
+	if len(out.Rows) == 0 {
+		return nil
+	}
+	for _, o := range st.Own {
+		if rows := v.steadyRows(o.Cells, st.Rule); len(rows) > 0 {
+			out.Own = append(out.Own, ownSteadyView{Metric: o.Metric, Label: metric.Label(o.Metric), Rule: st.Rule, Sweep: rows[0].Sweep, Rows: rows})
+		}
+	}
+	out.Sweep = slices.ContainsFunc(out.Rows, func(r steadyRow) bool { return r.Sweep })
+	out.Charts = v.forkCharts(st)
+	return out
+}
+
+// steadyRows are the table rows of the measured group's cells.
+func (v *runView) steadyRows(cells []record.SteadyCell, rule string) []steadyRow {
+	var rows []steadyRow
+	sweep := false
+	for _, c := range cells {
 		if c.Group != v.run.Meta.Measured && v.run.Meta.Measured != "" {
 			continue
 		}
@@ -104,22 +135,18 @@ func (v *runView) Steady() *steadyView {
 			r.Windows = fmt.Sprintf("%d of %d flat", flat, len(c.Windows))
 		}
 		r.WarmupNote = c.WarmupNote
-		if st.Rule != "" {
+		if rule != "" {
 			r.WarmupNote = warmupSummary(c)
 			r.Basis, r.Steady, r.Dropped = basisOf(c), c.SteadyForks, joinInts(c.ExcludedForks)
 			r.Bad = r.Bad || r.Dropped != ""
 		}
-		out.Sweep = out.Sweep || c.Point != ""
-		out.Rows = append(out.Rows, r)
+		sweep = sweep || c.Point != ""
+		rows = append(rows, r)
 	}
-	if len(out.Rows) == 0 {
-		return nil
+	for i := range rows {
+		rows[i].Sweep = sweep
 	}
-	for i := range out.Rows {
-		out.Rows[i].Sweep = out.Sweep
-	}
-	out.Charts = v.forkCharts(st)
-	return out
+	return rows
 }
 
 // basisOf names what a cell's forks were classified on, "iterations" or
@@ -141,7 +168,7 @@ func basisOf(c record.SteadyCell) string {
 // warmupSummary says how a cell's forks' warm-ups ended: "5 of 5 steady
 // after 8-14 rounds (9.5-17.0 s)", or the fixed warm-up's rounds.
 func warmupSummary(c record.SteadyCell) string {
-	n, steady, maxed := 0, 0, 0
+	n, steady, maxed, unwaited := 0, 0, 0, 0
 	var rounds, secs []float64
 	for _, f := range c.Forks {
 		if f.WarmupRounds == 0 {
@@ -154,6 +181,8 @@ func warmupSummary(c record.SteadyCell) string {
 			steady++
 		case "max":
 			maxed++
+		case verdicts.NotWaited:
+			unwaited++
 		}
 	}
 	if n == 0 {
@@ -170,12 +199,18 @@ func warmupSummary(c record.SteadyCell) string {
 		return fmt.Sprintf(format, lo) + "-" + fmt.Sprintf(format, hi)
 	}
 	what := fmt.Sprintf("%s rounds (%s s)", span(rounds, "%.0f"), span(secs, "%.1f"))
+	if unwaited == n {
+		return "not waited for: the warm-up stopped on the primary alone after " + what
+	}
 	if steady+maxed == 0 {
 		return "fixed: " + what
 	}
 	s := fmt.Sprintf("%d of %d steady after %s", steady, n, what)
 	if maxed > 0 {
 		s += fmt.Sprintf("; %d reached max", maxed)
+	}
+	if unwaited > 0 {
+		s += fmt.Sprintf("; %d did not wait for it", unwaited)
 	}
 	return s
 }

@@ -55,3 +55,49 @@ func TestSteadyEvery(t *testing.T) {
 		}
 	}
 }
+
+// TestSteadyOwn: steady.json's own cells (the target's CPU, classified
+// again on its own series) get a table of their own, measured group only,
+// whose warm-up column says whether the warm-up waited for the CPU.
+func TestSteadyOwn(t *testing.T) {
+	dir := t.TempDir()
+	fork := func(n int, stop string) record.SteadyFork {
+		return record.SteadyFork{Fork: n, WarmupRounds: 40 + n, WarmupMs: 1000 * float64(40+n), WarmupStop: stop}
+	}
+	st := record.Steady{Metric: "wall_ms", Rule: verdicts.SteadyRule,
+		Cells: []record.SteadyCell{{Variant: "a", Group: "main", Consistency: "flat", Forks: []record.SteadyFork{fork(1, "steady"), fork(2, "steady")}}},
+		Own: []record.SteadyOwn{{Metric: "target_cpu_s", Cells: []record.SteadyCell{
+			{Variant: "a", Group: "main", Consistency: "mixed", ExcludedForks: []int{2}, SteadyForks: 1, Excluded: 3,
+				Forks: []record.SteadyFork{fork(1, "steady"), fork(2, "max")}},
+			{Variant: "b", Group: "main", Consistency: "flat", SteadyForks: 2,
+				Forks: []record.SteadyFork{fork(1, verdicts.NotWaited), fork(2, verdicts.NotWaited)}},
+			{Variant: "a", Group: "background", Consistency: "flat"},
+		}}}}
+	if err := record.WriteJSON(dir, record.SteadyFile, st); err != nil {
+		t.Fatal(err)
+	}
+	got := (&runView{run: &record.Run{Dir: dir, Meta: record.Meta{Measured: "main"}}}).Steady()
+	if got == nil || len(got.Own) != 1 {
+		t.Fatalf("steady view %+v: want one own table", got)
+	}
+	o := got.Own[0]
+	if o.Metric != "target_cpu_s" || o.Rule == "" || len(o.Rows) != 2 {
+		t.Fatalf("own table %+v: want target_cpu_s's two cells of the measured group, under today's rule", o)
+	}
+	a, b := o.Rows[0], o.Rows[1]
+	if a.Dropped != "2" || !a.Bad || a.Excluded != 3 || a.WarmupNote != "1 of 2 steady after 41-42 rounds (41.0-42.0 s); 1 reached max" {
+		t.Errorf("a: %+v, want fork 2 excluded, 3 iterations left out, one warm-up at max", a)
+	}
+	if b.WarmupNote != "not waited for: the warm-up stopped on the primary alone after 41-42 rounds (41.0-42.0 s)" {
+		t.Errorf("b: warm-up %q, want it to say the warm-up did not wait for the CPU", b.WarmupNote)
+	}
+	var out strings.Builder
+	if err := pages.ExecuteTemplate(&out, "steady", &runView{run: &record.Run{Dir: dir, Meta: record.Meta{Measured: "main"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"target CPU time of the trial (CPU-s), on its own series", "not waited for: the warm-up stopped on the primary alone"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the steady section lacks %q", want)
+		}
+	}
+}
