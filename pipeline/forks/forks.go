@@ -286,23 +286,11 @@ func (l *Loop) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan) 
 	reasons = append(reasons, w.NoiseReasons...)
 	reasons = append(reasons, trial.FlagReasons(m, w.Flags)...)
 	c.Trial++
-	rowSamples := w.RowSamples
-	if rowSamples == nil {
-		rowSamples = w.Samples
-	}
-	rows := trial.Rows(m.Load.Measure, j, f.seq, w.Started, res, rowSamples, reasons)
+	rows := w.rows(m.Load.Measure, j, f.seq, reasons)
 	trial.CheckBounds(m, j.Cell.Variant, plan, res, rows)
-	var codes []string
-	for _, x := range w.Flags {
-		codes = append(codes, x.Code)
-	}
 	for i := range rows {
 		rows[i].Trial, rows[i].Fork, rows[i].Iteration, rows[i].Retry = c.Trial, f.fork, it, f.retry
 		rows[i].HostBusyPct, rows[i].CoolDownMs = f.busy, ms(f.waited)
-		rows[i].HostOutsidePct, rows[i].HostStealPct = round1(w.Outside), round1(w.Steal)
-		rows[i].Flags = strings.Join(codes, ";")
-		rows[i].HostsNoise = w.HostsNoise
-		rows[i].TargetCPUSec, rows[i].TargetCPUMsPerReq = w.CPUSec, w.CPUMsPerReq
 		if it == 1 {
 			rows[i].StartupMs = ms(f.startup)
 		}
@@ -360,3 +348,25 @@ func round1(x float64) float64 { return math.Round(x*10) / 10 }
 func now() string { return time.Now().UTC().Format(time.RFC3339) }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// rows are the window's trials.csv rows (trial.Rows) with what the window
+// measured around the load: the target's CPU, host noise and telemetry
+// flags. A measured iteration and a warm-up round read a window alike.
+func (w Window) rows(measured string, j replicate.Job, seq int, reasons []string) []record.Trial {
+	samples := w.RowSamples
+	if samples == nil {
+		samples = w.Samples
+	}
+	rows := trial.Rows(measured, j, seq, w.Started, w.Result, samples, reasons)
+	var codes []string
+	for _, x := range w.Flags {
+		codes = append(codes, x.Code)
+	}
+	for i := range rows {
+		rows[i].HostOutsidePct, rows[i].HostStealPct = round1(w.Outside), round1(w.Steal)
+		rows[i].Flags = strings.Join(codes, ";")
+		rows[i].HostsNoise = w.HostsNoise
+		rows[i].TargetCPUSec, rows[i].TargetCPUMsPerReq = w.CPUSec, w.CPUMsPerReq
+	}
+	return rows
+}

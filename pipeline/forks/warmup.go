@@ -58,11 +58,7 @@ func (l *Loop) warmup(ctx context.Context, t trial.Target, j replicate.Job, seq,
 		if err != nil {
 			return fmt.Errorf("warm-up: %w", err)
 		}
-		samples := win.RowSamples
-		if samples == nil {
-			samples = win.Samples
-		}
-		rows := trial.Rows(l.M.Load.Measure, j, seq, win.Started, win.Result, samples, nil)
+		rows := win.rows(l.M.Load.Measure, j, seq, nil)
 		elapsed := time.Since(start)
 		stop := ""
 		switch {
@@ -71,7 +67,6 @@ func (l *Loop) warmup(ctx context.Context, t trial.Target, j replicate.Job, seq,
 				stop = "fixed"
 			}
 		default:
-			rows[0].TargetCPUSec, rows[0].TargetCPUMsPerReq = win.CPUSec, win.CPUMsPerReq
 			if rows[0].Valid {
 				waits.add(rows[0])
 			}
@@ -81,15 +76,7 @@ func (l *Loop) warmup(ctx context.Context, t trial.Target, j replicate.Job, seq,
 		if stop != "" && stop != "fixed" {
 			reason += "; stop: " + stop
 		}
-		var codes []string
-		for _, x := range win.Flags {
-			codes = append(codes, x.Code)
-		}
 		for i := range rows {
-			rows[i].Flags = strings.Join(codes, ";")
-			rows[i].TargetCPUSec, rows[i].TargetCPUMsPerReq = win.CPUSec, win.CPUMsPerReq
-			rows[i].HostOutsidePct, rows[i].HostStealPct = round1(win.Outside), round1(win.Steal)
-			rows[i].HostsNoise = win.HostsNoise
 			rows[i].Reason = strings.Join(slices.DeleteFunc(slices.Concat([]string{reason, rows[i].Reason}, win.NoiseReasons), func(x string) bool { return x == "" }), "; ")
 			rows[i].Valid = false
 			rows[i].Fork = fork
