@@ -10,7 +10,7 @@ PROFILE   ?=
 GOFILES   := $(shell find . -name '*.go' -not -path './node_modules/*' 2>/dev/null) go.mod go.sum
 
 .DEFAULT_GOAL := help
-.PHONY: help build targets experiment test test-short bench bench-loadgen lint report setup clean actionlint review
+.PHONY: help build targets experiment status publish test test-short bench bench-loadgen lint report setup clean actionlint review
 
 help: ## list the targets
 	@echo "threadlab: reproducible server threading-model experiments"
@@ -34,8 +34,10 @@ experiment: $(BIN) ## run EXP (PROFILE=smoke for seconds, full for the seed's pa
 	@test -f experiments/$(EXP).yaml || { echo "no experiments/$(EXP).yaml; experiments: $$(ls experiments/*.yaml | xargs -n1 basename | sed 's/.yaml//' | tr '\n' ' ')"; exit 2; }
 	$(BIN) run $(if $(PROFILE),--profile $(PROFILE)) experiments/$(EXP).yaml
 
-publish: ## run EXPS="a b" one after another for publication from a committed tree, each only if its dry-run plan ends before UNTIL=HH:MM UTC (scripts/publish.sh); quiet machine only
-	@test -n "$(EXPS)" || { echo 'usage: make publish EXPS="io-bound cpu-bound" [UNTIL=04:10]'; exit 2; }
+status: $(BIN) ## which experiments need a new run (their manifest changed since the run their page shows, or none yet) or a re-evaluation, with the planned time
+	$(BIN) status
+
+publish: ## run EXPS="a b" (default: those `make status` says need a new run) one after another for publication from a committed tree, each only if its dry-run plan ends before UNTIL=HH:MM UTC (scripts/publish.sh); quiet machine only
 	scripts/publish.sh $(if $(UNTIL),--until $(UNTIL)) $(EXPS)
 
 test: ## vet and run every test, including short real Spring Boot and PostgreSQL runs

@@ -3,7 +3,10 @@ package experiments
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"slices"
+
+	"gopkg.in/yaml.v3"
 )
 
 // SameMeasurement reports whether two normalized manifests measure the
@@ -54,4 +57,85 @@ func measurementYAML(m *Manifest) ([]byte, error) {
 		c.Variants[i].Describe = ""
 	}
 	return Marshal(&c)
+}
+
+// ChangedFields names the top-level fields of the normalized plan in which
+// two manifests differ (load, forks, variants, ...), in the order the
+// normalized manifest writes them, the run's fields first: what a reader
+// of a run's page needs to know when the catalog's manifest has moved on
+// since the run (render/report's drift notice). Describing and judging
+// fields do not count, as in SameMeasurement; ClaimsChanged reports the
+// claims. Empty when SameMeasurement holds.
+func ChangedFields(run, edited *Manifest) ([]string, error) {
+	a, err := measurementYAML(run)
+	if err != nil {
+		return nil, err
+	}
+	b, err := measurementYAML(edited)
+	if err != nil {
+		return nil, err
+	}
+	fa, err := topFields(a)
+	if err != nil {
+		return nil, err
+	}
+	fb, err := topFields(b)
+	if err != nil {
+		return nil, err
+	}
+	var changed []string
+	seen := map[string]bool{}
+	for _, k := range append(fa.order, fb.order...) {
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if !reflect.DeepEqual(fa.values[k], fb.values[k]) {
+			changed = append(changed, k)
+		}
+	}
+	return changed, nil
+}
+
+// ClaimsChanged reports whether two manifests state different claims
+// (ids, metrics, thresholds, points, seed passages: the normalized YAML of
+// the claims).
+func ClaimsChanged(run, edited *Manifest) (bool, error) {
+	a, err := yaml.Marshal(run.Claims)
+	if err != nil {
+		return false, fmt.Errorf("encode claims: %w", err)
+	}
+	b, err := yaml.Marshal(edited.Claims)
+	if err != nil {
+		return false, fmt.Errorf("encode claims: %w", err)
+	}
+	return !bytes.Equal(a, b), nil
+}
+
+// fields is a YAML mapping's keys in order and their decoded values.
+type fields struct {
+	order  []string
+	values map[string]any
+}
+
+// topFields decodes the top-level mapping of a YAML document.
+func topFields(doc []byte) (fields, error) {
+	f := fields{values: map[string]any{}}
+	var n yaml.Node
+	if err := yaml.Unmarshal(doc, &n); err != nil {
+		return f, fmt.Errorf("decode the normalized manifest: %w", err)
+	}
+	if n.Kind != yaml.DocumentNode || len(n.Content) == 0 || n.Content[0].Kind != yaml.MappingNode {
+		return f, nil
+	}
+	m := n.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		var v any
+		if err := m.Content[i+1].Decode(&v); err != nil {
+			return f, fmt.Errorf("decode %s of the normalized manifest: %w", m.Content[i].Value, err)
+		}
+		f.order = append(f.order, m.Content[i].Value)
+		f.values[m.Content[i].Value] = v
+	}
+	return f, nil
 }

@@ -3,6 +3,10 @@
 # its planned wall time fits before a deadline.
 #
 #   scripts/publish.sh [--until HH:MM] EXP [EXP ...]       (make publish EXPS="io-bound cpu-bound" UNTIL=04:10)
+#   scripts/publish.sh [--until HH:MM]                     (make publish UNTIL=04:10)
+#
+# With no EXP, the experiments are those `threadlab status` says need a new run: no run yet, or a catalog manifest
+# that has changed since the run its page shows (in catalog order; with --until, each that fits is run).
 #
 # What a published run needs and this checks, in order:
 #   - a clean, committed tree: `git status --porcelain` empty (run.json records the commit; a "-dirty" version is
@@ -26,7 +30,6 @@ if [ "${1:-}" = --until ]; then
 	shift 2 || true
 	[[ "$until_hm" =~ ^([01][0-9]|2[0-3]):[0-5][0-9]$ ]] || { echo "publish: --until $until_hm: give a UTC time as HH:MM, e.g. 04:10" >&2; exit 2; }
 fi
-[ $# -gt 0 ] || { echo "usage: scripts/publish.sh [--until HH:MM] EXP [EXP ...]   experiments: $(ls experiments/*.yaml | xargs -n1 basename | sed 's/.yaml//' | tr '\n' ' ')" >&2; exit 2; }
 for e in "$@"; do
 	[ -f "experiments/$e.yaml" ] || { echo "publish: no experiments/$e.yaml" >&2; exit 2; }
 done
@@ -42,6 +45,12 @@ clean() {
 clean
 rm -f bin/threadlab
 make -s build >/dev/null
+if [ $# -eq 0 ]; then
+	# shellcheck disable=SC2046 # the status line is a space-separated list of experiment names
+	set -- $(bin/threadlab status | sed -n 's/^  make publish EXPS="\(.*\)"$/\1/p')
+	[ $# -gt 0 ] || { echo "publish: threadlab status names no experiment that needs a new run: every page shows a run of today's manifest"; exit 0; }
+	echo "publish: from threadlab status: $*"
+fi
 
 # seconds SPEC: a Go duration as the dry run prints it (1h2m3s, 44m24s, 58s) in whole seconds.
 seconds() {

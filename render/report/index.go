@@ -41,6 +41,7 @@ type decisionRow struct {
 	Flags                   []string
 	Experiment, Run, Href   string
 	RunState                string
+	Drift, DriftTitle       string     // the run's plan or claims are older than the catalog's (drift.go)
 	Reading                 reading    // outcome, direction, size, threshold (reading.go)
 	Advice                  thenAdvice // the "then", where the pick stands
 	Shortfall               string     // for "smaller than claimed": by how much
@@ -50,12 +51,17 @@ type experimentView struct {
 	Name, Title, Question string
 	Href                  string // latest-run page, empty when not rendered
 	Runs                  []runRow
+	// Unpublished: in the catalog (experiments/), no run under data/ yet.
+	Unpublished bool
 }
 
 type runRow struct {
 	ID, Href, Started, Host, Profile, State, Trials, Error string
 	Rebuild                                                string
 	Compare                                                string // compare.html against the previous run, when rendered
+	// Drift and DriftTitle: the catalog's manifest has changed since the
+	// run ("older plan", "older claims"), and how (drift.go).
+	Drift, DriftTitle string
 	// Headline marks the run the experiment's page and the decision
 	// framework use (headline.go); MultiHost a run over several hosts.
 	Headline, MultiHost bool
@@ -70,6 +76,7 @@ type indexRun struct {
 	seeds    map[string]seedFigure
 	checks   map[string]*stats.Check
 	verdicts []record.Verdict
+	drift    *drift // the run's manifest against the catalog's today (drift.go)
 	host     string
 	valid    int
 	trials   int
@@ -90,6 +97,7 @@ func readIndexRun(dir string) indexRun {
 		if m, err := record.ParseManifestInfo(b); err == nil {
 			ir.manifest = &m
 		}
+		ir.drift = catalogDrift(&record.Run{Dir: dir, Meta: ir.meta, Manifest: b})
 		mi := readMethod(b)
 		ir.seeds, ir.checks = mi.seeds(), mi.checkMap()
 	}
@@ -183,6 +191,16 @@ func Index(dataDir, reportsDir string) (string, error) {
 			iv.NotApplicable = iv.NotApplicable || d.Strength == stats.NotApplicable
 		}
 	}
+	// The catalog's experiments without a run yet, so the site names every
+	// experiment it offers, in name order with the published ones.
+	published := map[string]bool{}
+	for _, ev := range iv.Experiments {
+		published[ev.Name] = true
+	}
+	if more := unpublished(dataDir, func(n string) bool { return published[n] }); len(more) > 0 {
+		iv.Experiments = append(iv.Experiments, more...)
+		sort.SliceStable(iv.Experiments, func(i, j int) bool { return iv.Experiments[i].Name < iv.Experiments[j].Name })
+	}
 	iv.Supported = supportedCount(latest)
 	if iv.Seeds, err = seedRows(latest, reportsDir); err != nil {
 		return "", fmt.Errorf("seed claims inventory: %w (fix %s; go test ./experiments/seeds says where)", err, seeds.File)
@@ -234,7 +252,8 @@ func experimentRows(name string, runs []indexRun, reportsDir string) experimentV
 		ir := runs[i]
 		exp, id := dirName(ir, name)
 		row := runRow{ID: id, Started: ir.meta.Started, Host: ir.host, Profile: ir.meta.Profile, State: ir.meta.State,
-			Trials: fmt.Sprintf("%d/%d", ir.valid, ir.trials), Headline: i == head, MultiHost: ir.meta.Hosts != nil}
+			Trials: fmt.Sprintf("%d/%d", ir.valid, ir.trials), Headline: i == head, MultiHost: ir.meta.Hosts != nil,
+			Drift: ir.drift.Badge(), DriftTitle: ir.drift.Title()}
 		if ir.err != nil {
 			row.Error = ir.err.Error()
 		}
@@ -289,7 +308,7 @@ func decisionRows(name string, runs []indexRun) []decisionRow {
 			When: v.Decision.When, Pick: v.Decision.Pick, Then: v.Decision.Then,
 			Claim: v.ID, Says: v.Says, Status: orDash(v.Status), Strength: strength(v), Leans: v.Leans, Flags: v.Flags,
 			Because:    because(v, ir.seeds[v.ID]),
-			Experiment: exp, Run: id, RunState: ir.meta.State,
+			Experiment: exp, Run: id, RunState: ir.meta.State, Drift: ir.drift.Badge(), DriftTitle: ir.drift.Title(),
 			Href: url.PathEscape(exp) + "/" + url.PathEscape(id) + "/index.html#claim-" + url.PathEscape(v.ID),
 		})
 	}

@@ -30,6 +30,9 @@ func (v *runView) markdown() []byte {
 	if v.Banner != "" {
 		fmt.Fprintf(&b, "> **%s**\n\n", mdText(v.Banner))
 	}
+	if v.Drift != "" {
+		fmt.Fprintf(&b, "> **%s.** %s\n\n", mdText(v.DriftLabel), mdText(v.Drift))
+	}
 	if len(v.SeedTitles) > 0 {
 		fmt.Fprintf(&b, "**Seeds:** %s\n\n", mdText(strings.Join(v.SeedTitles, "; ")))
 	}

@@ -77,6 +77,9 @@ type runView struct {
 	FingerprintJSON string
 	Manifest        string
 	ManifestErr     string
+	// Drift says how the catalog's manifest has changed since the run
+	// (drift.go); DriftLabel is its heading ("Older plan").
+	Drift, DriftLabel string
 
 	Seed       int64
 	Order      []string
@@ -230,6 +233,9 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 
 	v.Experiment = experimentName(r)
 	v.ID = runID(r)
+	if d := catalogDrift(r); d != nil {
+		v.Drift, v.DriftLabel = d.Text(v.Experiment, runRef(r.Dir)), upperFirst(d.Badge())
+	}
 	v.Title, v.Question, v.Source = r.Meta.Title, r.Meta.Question, r.Meta.Source
 	if m != nil {
 		v.Title = firstOf(v.Title, m.Title)

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/store/record"
+)
+
+// TestStatus lays out a checkout (experiments/ beside data/) with four
+// experiments: one whose run answers today's manifest, one whose manifest
+// gained forks since its run, one whose claims alone changed, and one never
+// run; status must tell them apart and print the publish line for the two
+// that need a run.
+func TestStatus(t *testing.T) {
+	root := t.TempDir()
+	base, err := experiments.Load("../../experiments/io-bound.yaml", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(path string, b []byte) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	manifest := func(name string, edit func(m *experiments.Manifest)) []byte {
+		t.Helper()
+		m := *base
+		m.Name = name
+		m.Claims = append([]experiments.Claim(nil), base.Claims...)
+		if edit != nil {
+			edit(&m)
+		}
+		b, err := experiments.Marshal(&m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	// experiment writes the catalog file today and, unless ran is nil, a
+	// complete run of name made from ran.
+	experiment := func(name string, ran, today []byte) {
+		write(filepath.Join(root, "experiments", name+".yaml"), today)
+		if ran == nil {
+			return
+		}
+		dir := filepath.Join(root, "data", name, "20261202T000000Z")
+		meta, err := json.Marshal(record.Meta{ID: "20261202T000000Z", Experiment: name, State: "complete",
+			Manifest: "experiments/" + name + ".yaml", Version: "abc1234", Started: "2026-12-02T00:00:00Z"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(filepath.Join(dir, record.RunFile), meta)
+		write(filepath.Join(dir, record.ManifestFile), ran)
+		write(filepath.Join(dir, record.VerdictsFile), []byte(`[{"id":"x","status":"supported"}]`))
+	}
+	experiment("current", manifest("current", nil), manifest("current", nil))
+	experiment("more-forks", manifest("more-forks", nil), manifest("more-forks", func(m *experiments.Manifest) { m.Forks.Min, m.Forks.Max = 9, 9 }))
+	experiment("new-claims", manifest("new-claims", nil), manifest("new-claims", func(m *experiments.Manifest) { m.Claims = m.Claims[1:] }))
+	experiment("never-run", nil, manifest("never-run", nil))
+
+	t.Chdir(root) // status reads experiments/*.yaml and data/ of the checkout it runs in
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"status"}, &out, &errb); code != 0 {
+		t.Fatalf("status exit %d, stderr:\n%s", code, errb.String())
+	}
+	lines := map[string]string{}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 0 {
+			lines[f[0]] = l
+		}
+	}
+	for _, c := range []struct{ name, want, why string }{
+		{"current", "current", "its run answers today's manifest"},
+		{"more-forks", "older plan: forks", "the manifest gained forks since the run"},
+		{"new-claims", "older claims", "only the claims changed"},
+		{"never-run", "no run yet", "no run under data/"},
+	} {
+		if !strings.Contains(lines[c.name], c.want) {
+			t.Errorf("%s (%s): row %q does not say %q", c.name, c.why, lines[c.name], c.want)
+		}
+	}
+	if !strings.Contains(out.String(), `make publish EXPS="more-forks never-run"`) {
+		t.Errorf("no publish line for the two experiments that need a run:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "threadlab report --reevaluate --claims experiments/new-claims.yaml "+filepath.Join("data", "new-claims", "20261202T000000Z")) {
+		t.Errorf("no re-evaluation line for the experiment whose claims changed:\n%s", out.String())
+	}
+	if strings.Contains(out.String(), "--claims "+filepath.Join("data", "current")) {
+		t.Errorf("a current run was sent to re-evaluation:\n%s", out.String())
+	}
+}

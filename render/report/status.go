@@ -1,0 +1,64 @@
+package report
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/threadlab/threadlab/store/record"
+)
+
+// Headline is the run an experiment's page shows (headline.go) and how the
+// catalog's manifest has changed since it (drift.go): what `threadlab
+// status` lists, so that a publishing session knows which experiments need
+// a new run, which only a re-evaluation, and which are current.
+type Headline struct {
+	Experiment string
+	// Run, Dir, Started and Version name the headline run and the threadlab
+	// that made it; all empty when the experiment has no run with verdicts.
+	// Manifest is the catalog file its run.json names.
+	Run, Dir, Started, Version, Manifest string
+	// NewRun is set when the plan changed since the run, or it could not be
+	// compared: only a new run answers today's manifest. Reevaluate is set
+	// when only the claims changed. Drift says what changed ("" when the
+	// run answers today's manifest).
+	NewRun, Reevaluate bool
+	Drift              string
+}
+
+// HeadlineOf reads the headline run of experiment under dataDir and
+// compares its manifest with the catalog's (the manifest path its run.json
+// names, inside the checkout that holds dataDir).
+func HeadlineOf(dataDir, experiment string) (Headline, error) {
+	h := Headline{Experiment: experiment}
+	dirs, err := record.Runs(dataDir, experiment)
+	if err != nil || len(dirs) == 0 {
+		return h, err
+	}
+	hs := make([]headlineRun, len(dirs))
+	for i, d := range dirs {
+		hs[i] = headlineOf(d)
+	}
+	i := pickHeadline(hs)
+	if i < 0 {
+		return h, nil
+	}
+	r := record.Run{Dir: dirs[i]}
+	if err := record.ReadJSON(dirs[i], record.RunFile, &r.Meta); err != nil {
+		return h, err
+	}
+	if r.Manifest, err = record.ReadRegular(filepath.Join(dirs[i], record.ManifestFile), record.MaxMetaBytes); err != nil {
+		return h, err
+	}
+	h.Run, h.Dir, h.Started, h.Version, h.Manifest = hs[i].id, dirs[i], r.Meta.Started, r.Meta.Version, r.Meta.Manifest
+	d := catalogDrift(&r)
+	switch {
+	case d == nil:
+	case d.Err != "":
+		h.NewRun, h.Drift = true, d.Err
+	case len(d.Fields) > 0:
+		h.NewRun, h.Drift = true, d.Badge()+": "+strings.Join(d.Fields, ", ")
+	default:
+		h.Reevaluate, h.Drift = true, d.Badge()
+	}
+	return h, nil
+}
