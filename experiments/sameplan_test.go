@@ -6,14 +6,18 @@ import (
 	"testing"
 )
 
-func TestSameMeasurement(t *testing.T) {
-	base := func() *Manifest {
-		m, err := Load("../experiments/io-bound.yaml", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
+// catalogIOBound is the catalog's io-bound manifest, loaded afresh.
+func catalogIOBound(t *testing.T) *Manifest {
+	t.Helper()
+	m, err := Load("../experiments/io-bound.yaml", "")
+	if err != nil {
+		t.Fatal(err)
 	}
+	return m
+}
+
+func TestSameMeasurement(t *testing.T) {
+	base := func() *Manifest { return catalogIOBound(t) }
 	cases := []struct {
 		name string
 		edit func(m *Manifest)
@@ -48,13 +52,7 @@ func TestSameMeasurement(t *testing.T) {
 }
 
 func TestChangedFields(t *testing.T) {
-	base := func() *Manifest {
-		m, err := Load("../experiments/io-bound.yaml", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
+	base := func() *Manifest { return catalogIOBound(t) }
 	cases := []struct {
 		name   string
 		edit   func(m *Manifest)
