@@ -33,6 +33,10 @@ type drift struct {
 	// Err says why the run's own manifest could not be compared (it no
 	// longer loads with this threadlab).
 	Err string
+	// Current is the ID of a later run of the experiment, beside this one,
+	// that answers today's plan and claims (the latest such): the reader
+	// is sent to it instead of to a new run. Set by laterCurrent.
+	Current string
 }
 
 // catalogDrift compares the run's manifest with the catalog file it was
@@ -85,6 +89,46 @@ func catalogDrift(r *record.Run) *drift {
 	return d
 }
 
+// laterCurrent returns the ID of the latest run beside r (the same
+// experiment directory) that is later than r and answers today's catalog
+// manifest, "" when there is none. A run's page that is an older plan's
+// then points at the run that answers today's, not at a new run that is
+// not needed. Only runs with verdicts count: the page's reader wants an
+// answer.
+func laterCurrent(r *record.Run) string {
+	if r == nil || r.Dir == "" {
+		return ""
+	}
+	dir := filepath.Clean(r.Dir)
+	dirs, err := record.Runs(filepath.Dir(filepath.Dir(dir)), filepath.Base(filepath.Dir(dir)))
+	if err != nil {
+		return ""
+	}
+	self := filepath.Base(dir)
+	for i := len(dirs) - 1; i >= 0; i-- {
+		id := filepath.Base(dirs[i])
+		if id <= self {
+			break // Runs sorts by name; run IDs sort by start time
+		}
+		h := headlineOf(dirs[i])
+		if !h.verdicts || !h.complete {
+			continue
+		}
+		o := record.Run{Dir: dirs[i]}
+		if record.ReadJSON(dirs[i], record.RunFile, &o.Meta) != nil {
+			continue
+		}
+		if o.Manifest, err = record.ReadRegular(filepath.Join(dirs[i], record.ManifestFile), record.MaxMetaBytes); err != nil || len(o.Manifest) == 0 {
+			continue
+		}
+		// The same catalog file, or catalogDrift's nil means "not compared".
+		if o.Meta.Manifest == r.Meta.Manifest && catalogDrift(&o) == nil {
+			return h.id
+		}
+	}
+	return ""
+}
+
 // firstLine is an error's first line: a loader error lists every problem.
 func firstLine(err error) string {
 	if err == nil {
@@ -101,9 +145,15 @@ func (d *drift) Text(experiment, runDir string) string {
 		return ""
 	case d.Err != "":
 		return fmt.Sprintf("This run could not be compared with today's %s: %s. Its numbers answer the manifest it ran (%s).", d.Manifest, d.Err, record.ManifestFile)
+	case len(d.Fields) > 0 && d.Current != "":
+		return fmt.Sprintf("%s has changed since this run: %s %s. The numbers here answer the plan the run was made with (%s); run %s answers today's.",
+			d.Manifest, fieldList(d.Fields), verbAgrees(len(d.Fields)), record.ManifestFile, d.Current)
 	case len(d.Fields) > 0:
 		return fmt.Sprintf("%s has changed since this run: %s %s. The numbers here answer the plan the run was made with (%s); a new run measures today's: make publish EXPS=%s.",
 			d.Manifest, fieldList(d.Fields), verbAgrees(len(d.Fields)), record.ManifestFile, experiment)
+	case d.Current != "":
+		return fmt.Sprintf("%s has changed since this run in its claims only: the verdicts here judge the claims the run was made with. Run %s answers today's plan and claims; this one is judged by today's claims with: threadlab report --reevaluate --claims %s %s.",
+			d.Manifest, d.Current, d.Manifest, filepath.ToSlash(runDir))
 	}
 	return fmt.Sprintf("%s has changed since this run in its claims only: the verdicts here judge the claims the run was made with. Today's claims judge the same data with: threadlab report --reevaluate --claims %s %s.",
 		d.Manifest, d.Manifest, filepath.ToSlash(runDir))

@@ -184,3 +184,80 @@ func TestIndexShowsDriftAndTheUnpublished(t *testing.T) {
 		t.Errorf("experiments are not listed in name order, the unpublished with the published (io-bound at %d, never-run at %d)", i, j)
 	}
 }
+
+// TestLaterCurrent: an older run's page sends its reader to the later run
+// that answers today's plan, and only to a run that does.
+func TestLaterCurrent(t *testing.T) {
+	raw, err := os.ReadFile("../../experiments/io-bound.yaml")
+	must(t, err)
+	older := catalogManifest(t)
+	older.Iterations++
+	type run struct {
+		id, path, state string
+		manifest        []byte
+		verdicts        string
+	}
+	today := marshalled(t, catalogManifest(t))
+	const old, later = "20261201T000000Z", "20261202T000000Z"
+	cases := []struct {
+		why   string
+		runs  []run // beside the older run
+		want  string
+	}{
+		{"a later complete run of today's plan with verdicts: the page names it",
+			[]run{{later, "experiments/io-bound.yaml", "complete", today, `[{"claim":"x"}]`}}, later},
+		{"the latest of two current runs is named",
+			[]run{{"20261201T120000Z", "experiments/io-bound.yaml", "complete", today, `[{"claim":"x"}]`},
+				{later, "experiments/io-bound.yaml", "complete", today, `[{"claim":"x"}]`}}, later},
+		{"no later run: a new run is what answers today's plan",
+			nil, ""},
+		{"an earlier run of today's plan is not a later answer",
+			[]run{{"20261130T000000Z", "experiments/io-bound.yaml", "complete", today, `[{"claim":"x"}]`}}, ""},
+		{"a later run that was interrupted is no answer",
+			[]run{{later, "experiments/io-bound.yaml", "interrupted", today, `[{"claim":"x"}]`}}, ""},
+		{"a later run without verdicts is no answer",
+			[]run{{later, "experiments/io-bound.yaml", "complete", today, `[]`}}, ""},
+		{"a later run of another older plan is no answer",
+			[]run{{later, "experiments/io-bound.yaml", "complete", marshalled(t, older), `[{"claim":"x"}]`}}, ""},
+		{"a later run made from another file (not compared, so not known to be current) is no answer",
+			[]run{{later, "/tmp/io-bound.yaml", "complete", today, `[{"claim":"x"}]`}}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.why, func(t *testing.T) {
+			root := t.TempDir()
+			must(t, os.MkdirAll(filepath.Join(root, "experiments"), 0o755))
+			must(t, os.WriteFile(filepath.Join(root, "experiments", "io-bound.yaml"), raw, 0o644))
+			write := func(r run) string {
+				dir := filepath.Join(root, "data", "io-bound", r.id)
+				must(t, os.MkdirAll(dir, 0o755))
+				js, err := json.Marshal(record.Meta{Experiment: "io-bound", Manifest: r.path, Profile: "default", State: r.state})
+				must(t, err)
+				must(t, os.WriteFile(filepath.Join(dir, record.RunFile), js, 0o644))
+				must(t, os.WriteFile(filepath.Join(dir, record.ManifestFile), r.manifest, 0o644))
+				must(t, os.WriteFile(filepath.Join(dir, record.VerdictsFile), []byte(r.verdicts), 0o644))
+				return dir
+			}
+			dir := write(run{old, "experiments/io-bound.yaml", "complete", marshalled(t, older), `[{"claim":"x"}]`})
+			for _, r := range c.runs {
+				write(r)
+			}
+			r, err := record.Read(dir)
+			must(t, err)
+			d := catalogDrift(r)
+			if d == nil || len(d.Fields) == 0 {
+				t.Fatalf("the older run does not drift: %+v", d)
+			}
+			d.Current = laterCurrent(r)
+			if d.Current != c.want {
+				t.Fatalf("later current run %q, want %q", d.Current, c.want)
+			}
+			text := d.Text("io-bound", runRef(r.Dir))
+			if want := "run " + c.want + " answers today's"; c.want != "" && !strings.Contains(text, want) {
+				t.Errorf("notice %q\ndoes not say %q", text, want)
+			}
+			if c.want == "" && !strings.Contains(text, "make publish EXPS=io-bound") {
+				t.Errorf("notice %q\ndoes not say a new run answers today's plan", text)
+			}
+		})
+	}
+}

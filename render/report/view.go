@@ -234,6 +234,7 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 	v.Experiment = experimentName(r)
 	v.ID = runID(r)
 	if d := catalogDrift(r); d != nil {
+		d.Current = laterCurrent(r)
 		v.Drift, v.DriftLabel = d.Text(v.Experiment, runRef(r.Dir)), upperFirst(d.Badge())
 	}
 	v.Title, v.Question, v.Source = r.Meta.Title, r.Meta.Question, r.Meta.Source
