@@ -114,19 +114,30 @@ func laterCurrent(r *record.Run) string {
 		if !h.verdicts || !h.complete {
 			continue
 		}
-		o := record.Run{Dir: dirs[i]}
-		if record.ReadJSON(dirs[i], record.RunFile, &o.Meta) != nil {
-			continue
-		}
-		if o.Manifest, err = record.ReadRegular(filepath.Join(dirs[i], record.ManifestFile), record.MaxMetaBytes); err != nil || len(o.Manifest) == 0 {
+		o, err := runForDrift(dirs[i])
+		if err != nil || len(o.Manifest) == 0 {
 			continue
 		}
 		// The same catalog file, or catalogDrift's nil means "not compared".
-		if o.Meta.Manifest == r.Meta.Manifest && catalogDrift(&o) == nil {
+		if o.Meta.Manifest == r.Meta.Manifest && catalogDrift(o) == nil {
 			return h.id
 		}
 	}
 	return ""
+}
+
+// runForDrift reads what catalogDrift compares of the run in dir: its
+// run.json and manifest.yaml.
+func runForDrift(dir string) (*record.Run, error) {
+	r := &record.Run{Dir: dir}
+	if err := record.ReadJSON(dir, record.RunFile, &r.Meta); err != nil {
+		return nil, err
+	}
+	var err error
+	if r.Manifest, err = record.ReadRegular(filepath.Join(dir, record.ManifestFile), record.MaxMetaBytes); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // firstLine is an error's first line: a loader error lists every problem.

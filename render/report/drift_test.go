@@ -200,9 +200,9 @@ func TestLaterCurrent(t *testing.T) {
 	today := marshalled(t, catalogManifest(t))
 	const old, later = "20261201T000000Z", "20261202T000000Z"
 	cases := []struct {
-		why   string
-		runs  []run // beside the older run
-		want  string
+		why  string
+		runs []run // beside the older run
+		want string
 	}{
 		{"a later complete run of today's plan with verdicts: the page names it",
 			[]run{{later, "experiments/io-bound.yaml", "complete", today, `[{"claim":"x"}]`}}, later},

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"path/filepath"
 	"strings"
 
 	"github.com/threadlab/threadlab/store/record"
@@ -42,15 +41,12 @@ func HeadlineOf(dataDir, experiment string) (Headline, error) {
 	if i < 0 {
 		return h, nil
 	}
-	r := record.Run{Dir: dirs[i]}
-	if err := record.ReadJSON(dirs[i], record.RunFile, &r.Meta); err != nil {
-		return h, err
-	}
-	if r.Manifest, err = record.ReadRegular(filepath.Join(dirs[i], record.ManifestFile), record.MaxMetaBytes); err != nil {
+	r, err := runForDrift(dirs[i])
+	if err != nil {
 		return h, err
 	}
 	h.Run, h.Dir, h.Started, h.Version, h.Manifest = hs[i].id, dirs[i], r.Meta.Started, r.Meta.Version, r.Meta.Manifest
-	d := catalogDrift(&r)
+	d := catalogDrift(r)
 	switch {
 	case d == nil:
 	case d.Err != "":
