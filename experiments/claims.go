@@ -80,8 +80,10 @@ func (m *Manifest) validateClaims(bad badFunc, cs claimScope) {
 			}
 			if d.Pick == "" {
 				bad(f+".decision.pick", "missing (the variant to choose; variants: %s)", strings.Join(m.variantNames(), ", "))
-			} else if _, ok := m.Variant(d.Pick); !ok {
+			} else if v, ok := m.Variant(d.Pick); !ok {
 				bad(f+".decision.pick", "no variant named %q (pick one of %s)", d.Pick, strings.Join(m.variantNames(), ", "))
+			} else if v.Role == RoleControl {
+				bad(f+".decision.pick", "%q is a control (role: control), a reference and not a choice (pick an approach the reader can run, or remove its role)", d.Pick)
 			}
 		}
 	}

@@ -132,6 +132,14 @@ type Variant struct {
 	// is measured, with no warm-up and no steady-state selection
 	// (warmup.go; aot-cache's start-up arm).
 	Measure string `yaml:"measure,omitempty"`
+	// Role is "" (an approach a reader may choose, the default) or
+	// "control": a reference the others are read against, such as the same
+	// service without the load under test (event-loop-starvation's
+	// baselines). A control is measured and judged like any variant, but
+	// the report does not rank it among the choices and no decision may
+	// pick it. It only describes the variant: changing it changes no plan
+	// (SameMeasurement ignores it).
+	Role string `yaml:"role,omitempty"`
 
 	// Floor is what the variant's design makes impossible to beat; a trial
 	// below it is invalid with the reason (measure/bounds).
@@ -151,6 +159,9 @@ type Floor struct {
 	Parallel int           `yaml:"parallel,omitempty"`
 	Wall     time.Duration `yaml:"wall,omitempty"`
 }
+
+// RoleControl is the value of a variant's role: a reference, not a choice.
+const RoleControl = "control"
 
 // Variants keeps manifest order, which is the order of every table and chart.
 type Variants []Variant

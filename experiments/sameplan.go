@@ -12,7 +12,7 @@ import (
 // SameMeasurement reports whether two normalized manifests measure the
 // same thing: the same variants, services, sweep, load, replication,
 // pinning and the rest, ignoring what only describes or judges the
-// measurement (title, question, source, notes, variant descriptions, the
+// measurement (title, question, source, notes, variant descriptions and roles, the
 // seed the run drew, and the claims). It is the gate for re-evaluating a
 // finished run with claims edited after it ran: new claims may be judged
 // on old data only when the data are of the plan the new manifest
@@ -54,7 +54,7 @@ func measurementYAML(m *Manifest) ([]byte, error) {
 	c.Claims, c.Seed, c.Profile = nil, 0, ""
 	c.Variants = slices.Clone(m.Variants)
 	for i := range c.Variants {
-		c.Variants[i].Describe = ""
+		c.Variants[i].Describe, c.Variants[i].Role = "", ""
 	}
 	return Marshal(&c)
 }

@@ -330,8 +330,16 @@ func (m *Manifest) validateVariants(bad badFunc) {
 		bad("variants", "no variants (add at least one, e.g. platform: {target: spring-mvc})")
 	}
 	seen := map[string]bool{}
+	choices := 0
 	for _, v := range m.Variants {
 		f := "variants." + v.Name
+		switch v.Role {
+		case "":
+			choices++
+		case RoleControl:
+		default:
+			bad(f+".role", "%q is not known (the one value is control: a reference the others are read against, not a choice; leave it out for an approach a reader may pick)", v.Role)
+		}
 		if seen[v.Name] {
 			bad(f, "variant %q appears twice (give each variant its own name)", v.Name)
 		}
@@ -404,6 +412,9 @@ func (m *Manifest) validateVariants(bad badFunc) {
 				bad(f+".vars."+k, "value holds a control character or line break, which would reach the wire (remove it)")
 			}
 		}
+	}
+	if len(m.Variants) > 0 && choices == 0 {
+		bad("variants", "every variant is a control (role: control), so the experiment offers nothing to choose between (remove role: from the approaches being compared)")
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/judge/verdicts"
@@ -88,7 +89,8 @@ func reevaluateRun(dir, claimsFrom string, stdout io.Writer) error {
 }
 
 // withClaimsOf returns the run's manifest with the claims of the manifest
-// file claimsFrom (loaded with the run's profile), after checking that the
+// file claimsFrom (loaded with the run's profile) and its variants' roles,
+// after checking that the
 // file describes the measurement the run made, and writes it as the run's
 // manifest.yaml, keeping the first one as manifest.previous.yaml.
 func withClaimsOf(dir string, run *experiments.Manifest, profile, claimsFrom string, stdout io.Writer) (*experiments.Manifest, error) {
@@ -108,6 +110,14 @@ func withClaimsOf(dir string, run *experiments.Manifest, profile, claimsFrom str
 	}
 	c := *run
 	c.Claims = edited.Claims
+	// A variant's role (role: control) only describes it, as the claims
+	// judge: it comes from the edited manifest too.
+	c.Variants = slices.Clone(run.Variants)
+	for i := range c.Variants {
+		if v, ok := edited.Variant(c.Variants[i].Name); ok {
+			c.Variants[i].Role = v.Role
+		}
+	}
 	data, err := experiments.Marshal(&c)
 	if err != nil {
 		return nil, err

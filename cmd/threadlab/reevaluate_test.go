@@ -114,6 +114,7 @@ func TestReportReevaluateClaims(t *testing.T) {
 	}{
 		{"a claim added: the same measurement, judged on the run's data", added, ""},
 		{"more trials: another measurement, refused", strings.Replace(added, "\ntrials: 5\n", "\ntrials: 7\n", 1), "another measurement"},
+		{"a role added: it only describes, and is carried", strings.Replace(added, "\n  platform:\n", "\n  platform:\n    role: control\n", 1), ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -137,6 +138,12 @@ func TestReportReevaluateClaims(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatalf("runReport: %v\n%s", err, stderr.String())
+			}
+			if strings.Contains(c.manifest, "role: control") {
+				mi, err := record.ReadManifestInfo(run)
+				if v, _ := mi.Variants.Get("platform"); err != nil || v.Role != "control" {
+					t.Errorf("the edited manifest's role is not in the run's manifest.yaml: %+v %v", v, err)
+				}
 			}
 			kept, _ := os.ReadFile(filepath.Join(run, record.PreviousManifestFile))
 			if !bytes.Equal(kept, asRun) {

@@ -23,7 +23,8 @@ type extraPartial struct {
 
 // answer is the run page's answer in at most two sentences: the best
 // median of the primary metric at the headline point against the other
-// variants, then how the claims came out (the list below gives each).
+// variants (controls, role: control, given apart and never ranked), then
+// how the claims came out (the list below gives each).
 func (v *runView) answer() string {
 	var sentences []string
 	l := v.layout
@@ -33,26 +34,52 @@ func (v *runView) answer() string {
 			name string
 			x    float64
 		}
-		var ms []med
+		// Controls (role: control) are references, not choices: the
+		// ranking is of the others, and the controls are given after it.
+		var ms, ctl []med
 		for _, vr := range l.Variants {
 			if s := v.summaryOf(vr, point, l.Measured, l.Primary); s != nil {
-				ms = append(ms, med{vr, s.Median})
+				if v.controls[vr] {
+					ctl = append(ctl, med{vr, s.Median})
+				} else {
+					ms = append(ms, med{vr, s.Median})
+				}
 			}
 		}
 		higher := metric.HigherIsBetter(l.Primary)
-		sort.SliceStable(ms, func(i, j int) bool {
-			if higher {
-				return ms[i].x > ms[j].x
+		byBest := func(xs []med) {
+			sort.SliceStable(xs, func(i, j int) bool {
+				if higher {
+					return xs[i].x > xs[j].x
+				}
+				return xs[i].x < xs[j].x
+			})
+		}
+		byBest(ms)
+		byBest(ctl)
+		label, _, _ := strings.Cut(metric.Label(l.Primary), " (")
+		at := ""
+		if point != "" {
+			at = " at " + pointLabel(point, l.SweepKeys)
+		}
+		u := unitSuffix(l.Primary)
+		// controlsClause gives the controls by name while there is one,
+		// and as a range when there are more.
+		controlsClause := func() string {
+			switch len(ctl) {
+			case 0:
+				return ""
+			case 1:
+				return "; the control " + ctl[0].name + " " + num(ctl[0].x) + u
 			}
-			return ms[i].x < ms[j].x
-		})
-		if len(ms) > 1 {
-			label, _, _ := strings.Cut(metric.Label(l.Primary), " (")
-			at := ""
-			if point != "" {
-				at = " at " + pointLabel(point, l.SweepKeys)
+			lo, hi := ctl[0].x, ctl[len(ctl)-1].x
+			if lo > hi {
+				lo, hi = hi, lo
 			}
-			u := unitSuffix(l.Primary)
+			return fmt.Sprintf("; the %d controls between %s and %s%s", len(ctl), num(lo), num(hi), u)
+		}
+		switch {
+		case len(ms) > 1:
 			// Up to three others are named one by one; more read as a
 			// list nobody follows, so the runner-up is named and the
 			// rest given as a range.
@@ -74,8 +101,11 @@ func (v *runView) answer() string {
 			if !higher {
 				best = "lowest"
 			}
-			sentences = append(sentences, fmt.Sprintf("On this host %s had the %s median %s%s, %s%s, against %s",
-				ms[0].name, best, label, at, num(ms[0].x), u, strings.Join(rest, " and ")))
+			sentences = append(sentences, fmt.Sprintf("On this host %s had the %s median %s%s, %s%s, against %s%s",
+				ms[0].name, best, label, at, num(ms[0].x), u, strings.Join(rest, " and "), controlsClause()))
+		case len(ms) == 1 && len(ctl) > 0:
+			sentences = append(sentences, fmt.Sprintf("On this host %s had a median %s%s of %s%s%s",
+				ms[0].name, label, at, num(ms[0].x), u, controlsClause()))
 		}
 	}
 	if len(v.recorded) > 0 {

@@ -47,3 +47,64 @@ func TestAnswerNamesFewOthersAndRangesMany(t *testing.T) {
 		})
 	}
 }
+
+// TestAnswerRanksChoicesNotControls: a control (role: control; the same
+// service without the load under test) is a reference, not an approach to
+// pick, so the answer ranks the others and gives the controls after them,
+// even when a control has the best median (event-loop-starvation's
+// webflux-baseline did, and the page named it first).
+func TestAnswerRanksChoicesNotControls(t *testing.T) {
+	type vm struct {
+		name    string
+		median  float64
+		control bool
+	}
+	view := func(vs ...vm) *runView {
+		r := &record.Run{Meta: record.Meta{Measured: "main"}}
+		v := &runView{run: r, controls: map[string]bool{}}
+		var names []string
+		for _, x := range vs {
+			names = append(names, x.name)
+			r.Summary = append(r.Summary, record.Summary{Variant: x.name, Group: "main", Metric: "wall_ms", Median: x.median})
+			if x.control {
+				v.controls[x.name] = true
+			}
+		}
+		v.layout = layout{Variants: names, Points: []string{""}, Measured: "main", Primary: "wall_ms"}
+		return v
+	}
+	for _, tc := range []struct {
+		name     string
+		variants []vm
+		want     string
+		notWant  string
+	}{
+		{"one control with the best median: ranked after the choices",
+			[]vm{{"webflux", 1439, false}, {"platform", 980, false}, {"webflux-baseline", 304, true}},
+			"platform had the lowest median wall time, 980 ms, against webflux 1439 ms; the control webflux-baseline 304 ms.",
+			"webflux-baseline had the lowest"},
+		{"three controls: a range after the choices",
+			[]vm{{"webflux", 1439, false}, {"webflux-baseline", 304, true}, {"platform", 980, false},
+				{"platform-baseline", 310, true}, {"virtual", 1100, false}, {"virtual-baseline", 305, true}},
+			"platform had the lowest median wall time, 980 ms, against virtual 1100 ms and webflux 1439 ms; the 3 controls between 304 and 310 ms.",
+			"baseline had"},
+		{"one choice and its control: no ranking, the control beside it",
+			[]vm{{"webflux", 1439, false}, {"webflux-baseline", 304, true}},
+			"On this host webflux had a median wall time of 1439 ms; the control webflux-baseline 304 ms.",
+			"lowest"},
+		{"no controls: the ranking as before",
+			[]vm{{"a", 900, false}, {"b", 350, false}},
+			"b had the lowest median wall time, 350 ms, against a 900 ms.",
+			"control"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := view(tc.variants...).answer()
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("answer = %q\nwant it to contain %q", got, tc.want)
+			}
+			if strings.Contains(got, tc.notWant) {
+				t.Errorf("answer = %q\nwant no %q", got, tc.notWant)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/measure/metric"
 	"github.com/threadlab/threadlab/stats"
 	"github.com/threadlab/threadlab/store/record"
@@ -64,6 +65,21 @@ func (mi *methodInfo) seeds() map[string]seedFigure {
 				v = *c.Seed.Value
 			}
 			out[c.ID] = seedFigure{v, c.Seed.From, c.Seed.Point, c.Seed.Scaled}
+		}
+	}
+	return out
+}
+
+// controls is the set of variants the manifest marks role: control: the
+// answer ranks the others and gives the controls apart.
+func (mi *methodInfo) controls() map[string]bool {
+	out := map[string]bool{}
+	if mi == nil {
+		return out
+	}
+	for _, vi := range mi.Variants {
+		if vi.Role == experiments.RoleControl {
+			out[vi.Name] = true
 		}
 	}
 	return out
@@ -139,6 +155,9 @@ func (v *runView) method(mi *methodInfo) []string {
 		d := vi.Describe
 		if d == "" {
 			d = vi.Target
+		}
+		if vi.Role == experiments.RoleControl {
+			d = strings.TrimSpace("the control: " + d)
 		}
 		if d != "" {
 			vs = append(vs, name+" ("+d+")")

@@ -26,6 +26,7 @@ type runView struct {
 	hists      map[trialKey]*record.HistogramLog
 	seeds      map[string]seedFigure // claim ID -> the seed write-up's figure
 	checks     map[string]*stats.Check
+	controls   map[string]bool  // variants with role: control, references and not choices
 	recorded   []record.Verdict // verdicts.json as read
 	readings   []reading        // one per recorded verdict
 
@@ -275,6 +276,7 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 		return nil, err
 	}
 	v.Method = v.method(mi)
+	v.controls = mi.controls()
 	v.Answer = v.answer()
 	for i, x := range v.recorded {
 		v.ClaimList = append(v.ClaimList, claimText(x, v.readings[i]))

@@ -132,6 +132,10 @@ type VariantInfo struct {
 	Target   string   `yaml:"target"`   // a built-in target (a JVM), "" for a command
 	Command  []string `yaml:"command"`  // a command variant's argv
 	Describe string   `yaml:"describe"` // the variant in words, for the report
+	Role     string   `yaml:"role"`     // "control": a reference, not a choice (experiments.RoleControl)
+	// SpringBoot is the release a built-in target was built on (4.1.2),
+	// "" in runs recorded before the manifest wrote it.
+	SpringBoot string `yaml:"spring_boot"`
 }
 
 // Get returns the variant called name.
