@@ -4,7 +4,8 @@
 //
 // Data flow: the manifest (cells, forks, iterations, durations) and the
 // latest earlier run of the experiment under data/ (run.json's time split
-// and trials.csv) -> a Model, the seconds per fork and per iteration ->
+// and trials.csv; for an experiment that never ran, the start and stop
+// costs of another experiment's run on the same targets) -> a Model, the seconds per fork and per iteration ->
 // Predict's Estimate (wall, measured and dead time) -> Estimate.Write.
 package cost
 
@@ -97,9 +98,11 @@ type Estimate struct {
 // run of the experiment under dataDir (data/<name>/<run>/run.json with its
 // time split), as JMH prints an estimate before a run: the measured start,
 // warm-up, stop and pause costs per fork and window cost per iteration. A
-// run of another profile lends only its start and stop costs; without any,
-// the manifest's durations and assumed start costs are used, and the
-// estimate says so.
+// run of another profile lends only its start and stop costs, and so does,
+// for an experiment that never ran, the newest run of another experiment
+// on the same built-in targets and Spring Boot release (siblingRun);
+// without any, the manifest's durations and assumed start costs are used,
+// and the estimate says so.
 func Predict(m *experiments.Manifest, dataDir string) (Estimate, error) {
 	e := Estimate{Experiment: m.Name, Profile: m.ProfileName(), Forks: m.Forks, Iterations: max(m.Iterations, 1)}
 	for _, c := range replicate.Cells(m) {
@@ -121,6 +124,10 @@ func Predict(m *experiments.Manifest, dataDir string) (Estimate, error) {
 			e.Costs.StartS, e.Costs.StopS, e.Costs.FixedS = prev.StartS, prev.StopS, prev.FixedS
 			e.From = dir + " (another profile: its start and stop costs; warm-up and windows from the manifest)"
 		}
+	} else if sib, dir := siblingRun(m, dataDir); sib != nil {
+		e.Measured = true
+		e.Costs.StartS, e.Costs.StopS, e.Costs.FixedS = sib.StartS, sib.StopS, sib.FixedS
+		e.From = dir + " (another experiment on the same targets and Spring Boot line: its start and stop costs; warm-up and windows from the manifest)"
 	}
 	// The pause between iterations is a setting of this manifest, not a
 	// cost the earlier run measured.
@@ -281,6 +288,80 @@ func previousRun(m *experiments.Manifest, dataDir string) (c *Model, dir string,
 		}
 	}
 	return other, otherDir, false
+}
+
+// siblingRun lends a manifest that has never run the costs measured by
+// the newest run of another experiment under dataDir that started every
+// built-in target of m on the same Spring Boot release: a Spring start is
+// the target's and the release's, not the experiment's. call-depth was
+// planned at the assumed 15 s a start (DefaultSpringStartS, measured with
+// 100,000 orders seeded) where connection-burst and spike, on its targets
+// and line, measured 4.5-7.6 s. JVM options are not matched; a variant of
+// a run recorded before spring_boot was written (no release) matches
+// nothing. Manifests with command targets only have no sibling.
+func siblingRun(m *experiments.Manifest, dataDir string) (c *Model, dir string) {
+	want := map[string]bool{}
+	for _, v := range m.Variants {
+		if v.Target != "" {
+			want[v.Target+"@"+v.SpringBoot] = true
+		}
+	}
+	if len(want) == 0 {
+		return nil, ""
+	}
+	exps, err := os.ReadDir(dataDir)
+	if err != nil {
+		return nil, ""
+	}
+	var best Model
+	bestID := ""
+	for _, x := range exps {
+		if !x.IsDir() || x.Name() == m.Name {
+			continue
+		}
+		runs, err := os.ReadDir(filepath.Join(dataDir, x.Name()))
+		if err != nil {
+			continue
+		}
+		for i := len(runs) - 1; i >= 0 && runs[i].Name() > bestID; i-- { // run ids are UTC time stamps: newest last
+			d := filepath.Join(dataDir, x.Name(), runs[i].Name())
+			var meta record.Meta
+			if !runs[i].IsDir() || record.ReadJSON(d, record.RunFile, &meta) != nil {
+				continue
+			}
+			mi, err := record.ReadManifestInfo(d)
+			if err != nil || !startsAll(mi, want) {
+				continue
+			}
+			k, ok := measuredCosts(d, meta)
+			if !ok {
+				continue
+			}
+			best, bestID, dir = k, runs[i].Name(), d
+			break
+		}
+	}
+	if bestID == "" {
+		return nil, ""
+	}
+	return &best, dir
+}
+
+// startsAll says whether a run's manifest started every target@release
+// in want.
+func startsAll(mi record.ManifestInfo, want map[string]bool) bool {
+	have := map[string]bool{}
+	for _, v := range mi.Variants {
+		if v.Target != "" && v.SpringBoot != "" {
+			have[v.Target+"@"+v.SpringBoot] = true
+		}
+	}
+	for k := range want {
+		if !have[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // measuredCosts divides a run's time split by its forks and iterations.

@@ -2,6 +2,7 @@ package cost
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -44,11 +45,17 @@ func parseEstimate(t *testing.T, profile string) *experiments.Manifest {
 // 6.25 s windows (drain included).
 func writePastRun(t *testing.T, data, id, profile string) {
 	t.Helper()
-	dir := filepath.Join(data, "est", id)
+	writeRunOf(t, data, "est", id, profile, "cooldown:\n  iteration: 500ms\n")
+}
+
+// writeRunOf is writePastRun for any experiment and manifest as run.
+func writeRunOf(t *testing.T, data, exp, id, profile, manifest string) {
+	t.Helper()
+	dir := filepath.Join(data, exp, id)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	meta := record.Meta{ID: id, Experiment: "est", Profile: profile, Measured: "main",
+	meta := record.Meta{ID: id, Experiment: exp, Profile: profile, Measured: "main",
 		Cells: []record.CellStop{{Variant: "a", Runs: 4}, {Variant: "b", Runs: 4}},
 		Time: &record.WallClock{Wall: 250, Measured: 100, Stages: map[string]float64{
 			"starts": 80, "warm-ups": 20, "stops": 4, "measurement": 100, "cool-downs": 16, "build": 20, "setup": 5, "finishing": 4, "other": 1}}}
@@ -64,8 +71,81 @@ func writePastRun(t *testing.T, data, id, profile string) {
 	if err := record.WriteCSV(dir, record.TrialsFile, rows); err != nil {
 		t.Fatal(err)
 	}
-	if err := record.WriteFile(dir, record.ManifestFile, []byte("cooldown:\n  iteration: 500ms\n")); err != nil {
+	if err := record.WriteFile(dir, record.ManifestFile, []byte(manifest)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestEstimateFromSibling: an experiment that never ran borrows the start
+// and stop costs of the newest run of another experiment that started the
+// same built-in targets on the same Spring Boot release, and nothing from
+// one that did not; its own run, once there, wins.
+func TestEstimateFromSibling(t *testing.T) {
+	const src = `name: fresh
+title: fresh
+question: how long?
+variants:
+  mvc: {target: spring-mvc}
+  flux: {target: spring-webflux}
+load: {model: closed, users: 2, duration: 3s, warmup: 2s, requests: [{path: /}]}
+forks: 3
+iterations: 2
+`
+	m, err := experiments.Parse("fresh.yaml", []byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	boot := m.Variants[0].SpringBoot
+	if boot == "" {
+		t.Fatal("a built-in variant's spring_boot is not resolved by Parse; siblingRun matches on it")
+	}
+	ran := func(release string, targets ...string) string {
+		out := "cooldown:\n  iteration: 500ms\nvariants:\n"
+		for i, tg := range targets {
+			out += fmt.Sprintf("  v%d: {target: %s, spring_boot: %q}\n", i, tg, release)
+		}
+		return out
+	}
+	type past struct{ exp, id, manifest string }
+	for _, tc := range []struct {
+		name, why string
+		past      []past
+		wantStart float64 // 10 from a past run, the assumed 15 otherwise
+		from      string
+	}{
+		{"a sibling on both targets", "the same targets on the same release start alike",
+			[]past{{"other", "20261201T000000Z", ran(boot, "spring-mvc", "spring-webflux", "spring-mvc")}}, 10, "data/other/20261201T000000Z (another experiment"},
+		{"a sibling on one target", "a run that never started spring-webflux says nothing of its start",
+			[]past{{"other", "20261201T000000Z", ran(boot, "spring-mvc")}}, DefaultSpringStartS, "an assumed start"},
+		{"another release", "a different Spring Boot release is a different start",
+			[]past{{"other", "20261201T000000Z", ran("3.5.9", "spring-mvc", "spring-webflux")}}, DefaultSpringStartS, "an assumed start"},
+		{"no release recorded", "runs from before spring_boot was written match nothing",
+			[]past{{"other", "20261201T000000Z", ran("", "spring-mvc", "spring-webflux")}}, DefaultSpringStartS, "an assumed start"},
+		{"the newest of two siblings", "as for an experiment's own runs, the newest measured run",
+			[]past{{"older", "20261201T000000Z", ran(boot, "spring-mvc", "spring-webflux")}, {"newer", "20261202T000000Z", ran(boot, "spring-mvc", "spring-webflux")}}, 10, "data/newer/"},
+		{"its own run wins", "an own run measured everything; a sibling only lends a start",
+			[]past{{"other", "20261203T000000Z", ran(boot, "spring-mvc", "spring-webflux")}, {"fresh", "20261201T000000Z", ran(boot, "spring-mvc", "spring-webflux")}}, 10, "data/fresh/20261201T000000Z"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			data := filepath.Join(root, "data")
+			for _, p := range tc.past {
+				writeRunOf(t, data, p.exp, p.id, "default", p.manifest)
+			}
+			e, err := Predict(m, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(e.Costs.StartS-tc.wantStart) > 1e-9 || !strings.Contains(filepath.ToSlash(e.From), tc.from) {
+				t.Errorf("%s: start %.1f s from %q; want %.1f s from ~%q", tc.why, e.Costs.StartS, e.From, tc.wantStart, tc.from)
+			}
+			if e.Measured != (tc.wantStart != DefaultSpringStartS) {
+				t.Errorf("%s: measured %v", tc.why, e.Measured)
+			}
+			if strings.Contains(e.From, "another experiment") && (e.Costs.WindowS < 3 || e.Costs.WarmupS < 2) {
+				t.Errorf("%s: a sibling lent its windows or warm-up (window %.2f s, warm-up %.2f s); they are the manifest's", tc.why, e.Costs.WindowS, e.Costs.WarmupS)
+			}
+		})
 	}
 }
 
