@@ -5,7 +5,9 @@
 //
 // Only comparable runs are combined. Two runs are comparable when nothing
 // that can move the numbers on its own differs: the same profile and the
-// same manifest as run (but for its seed, claims and prose), the same topology (one machine, or the same roles on separate hosts), a complete
+// same manifest as run (but for its seed, claims and prose, and, when both
+// runs warmed up until steady, their forks and iterations), the same
+// topology (one machine, or the same roles on separate hosts), a complete
 // state, and no fingerprint difference that env.Compare marks as mattering
 // (CPU model and flags, cores, kernel, JDK, JVM flags, cgroup limits,
 // library versions). For a multi-host run the target host's fingerprint is
@@ -173,8 +175,18 @@ func Differences(a, b record.Head) ([]string, error) {
 // its prose.
 var notMeasured = []string{"seed", "claims", "title", "question", "source", "notes", "profiles"}
 
+// replication are the manifest keys that, when both runs warmed up until
+// steady, change only how many replicates a run has (Kalibera & Jones'
+// lower levels), not what each replicate estimates: a steady fork's later
+// iterations measure the same state as its earlier ones, and the run's own
+// interval already carries its precision. Under a fixed warm-up the number
+// of iterations decides how much warm-up leaks into the median, so there
+// they stay measured.
+var replication = []string{"forks", "iterations"}
+
 // manifestDiff lists the top-level manifest keys whose values differ
-// between two manifests as run, apart from notMeasured. A manifest that is
+// between two manifests as run, apart from notMeasured, and apart from
+// replication when both runs warmed up until steady. A manifest that is
 // missing or does not parse is "manifest.yaml" itself.
 func manifestDiff(a, b []byte) []string {
 	var ma, mb map[string]any
@@ -184,7 +196,11 @@ func manifestDiff(a, b []byte) []string {
 		}
 		return []string{record.ManifestFile + " (missing or unreadable)"}
 	}
-	for _, k := range notMeasured {
+	ignore := notMeasured
+	if steadyOnly(ma) && steadyOnly(mb) {
+		ignore = append(append([]string(nil), notMeasured...), replication...)
+	}
+	for _, k := range ignore {
 		delete(ma, k)
 		delete(mb, k)
 	}
@@ -203,6 +219,25 @@ func manifestDiff(a, b []byte) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// steadyOnly reports whether a manifest as run measured steady state only:
+// its load warmed up until steady and no variant measured its start
+// (measure: cold), whose median depends on how many warm iterations follow
+// the cold one.
+func steadyOnly(m map[string]any) bool {
+	load, _ := m["load"].(map[string]any)
+	w, _ := load["warmup"].(map[string]any)
+	if w["until"] != "steady" {
+		return false
+	}
+	vs, _ := m["variants"].(map[string]any)
+	for _, v := range vs {
+		if vm, _ := v.(map[string]any); vm["measure"] == "cold" {
+			return false
+		}
+	}
+	return true
 }
 
 // topology names where a run's roles ran: "one machine", or the roles on

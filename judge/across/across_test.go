@@ -61,3 +61,33 @@ func TestOf(t *testing.T) {
 		t.Errorf("claims %+v, want one at e^(1.9/3)", res.Claims)
 	}
 }
+
+// TestManifestDiffReplication: forks and iterations count as replication,
+// not as what is measured, only when both runs warmed up until steady and
+// no variant measured its start.
+func TestManifestDiffReplication(t *testing.T) {
+	const steady = "load: {burst: 600, warmup: {min: 5s, max: 1m0s, until: steady}}\n"
+	const fixed = "load: {burst: 600, warmup: {min: 5s}}\n"
+	const warm = "variants: {a: {target: t}, b: {target: t}}\n"
+	const cold = "variants: {a: {target: t}, b: {target: t, measure: cold}}\n"
+	for _, tc := range []struct {
+		name, a, b, want string
+	}{
+		{"until steady on both: more forks and iterations are more replicates of one measurement",
+			steady + warm + "forks: 5\niterations: 136\n", steady + warm + "forks: 6\niterations: 176\n", ""},
+		{"a fixed warm-up: the iteration count decides how much warm-up is in the median",
+			fixed + warm + "forks: 5\niterations: 3\n", fixed + warm + "forks: 5\niterations: 9\n", "iterations"},
+		{"until steady on one side only: the warm-up itself differs too",
+			steady + warm + "iterations: 136\n", fixed + warm + "iterations: 176\n", "iterations, load"},
+		{"a variant measures its start: its median depends on how many warm iterations follow",
+			steady + cold + "iterations: 10\n", steady + cold + "iterations: 20\n", "iterations"},
+		{"until steady, but the load differs: still another measurement",
+			steady + warm + "iterations: 10\n", strings.Replace(steady, "600", "900", 1) + warm + "iterations: 20\n", "load"},
+		{"until steady, same replication: nothing differs",
+			steady + warm + "forks: 5\niterations: 10\nseed: 1\n", steady + warm + "forks: 5\niterations: 10\nseed: 2\n", ""},
+	} {
+		if got := strings.Join(manifestDiff([]byte(tc.a), []byte(tc.b)), ", "); got != tc.want {
+			t.Errorf("%s: differs in %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -61,3 +61,44 @@ func Example_ioBound() {
 	// 20261201T104549Z: 2.54 (2.41-2.69)
 	// combined anyway: 2.25, 90% interval 1.03-4.89, between-run sd 0.17, within-run sd 0.04 (log scale)
 }
+
+// Two clean io-bound runs ten hours apart, on one machine, from code with
+// no measurement change between them: 136 and 176 bursts per fork, each
+// fork warmed up until steady. The iteration count changes only how many
+// replicates each run has, so the runs are combined. Each run's interval
+// excludes the other's estimate; the across-runs interval holds both, and
+// the between-run spread is larger than either run's own. (Read-only: the
+// published runs under data/.)
+func Example_ioBoundUntilSteady() {
+	var heads []record.Head
+	for _, id := range []string{"20261202T132753Z", "20261202T233707Z"} {
+		h, err := record.ReadHead(filepath.Join("..", "..", "data", "io-bound", id))
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		heads = append(heads, h)
+	}
+	res, err := across.Of(heads)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("comparable:", res.Comparable, "excluded:", len(res.Excluded))
+	for _, c := range res.Claims {
+		if c.ID != "virtual-beats-platform" {
+			continue
+		}
+		for _, r := range c.Runs {
+			fmt.Printf("%s: %.3f (%.3f-%.3f)\n", r.Run, r.Estimate, r.Low, r.High)
+		}
+		a := c.Across
+		fmt.Printf("across runs: %.2f, 90%% interval %.2f-%.2f, between-run sd %.3f, within-run sd %.3f (log scale)\n",
+			a.Estimate, a.Low, a.High, a.BetweenSD, a.WithinSD)
+	}
+	// Output:
+	// comparable: [20261202T132753Z 20261202T233707Z] excluded: 0
+	// 20261202T132753Z: 2.578 (2.554-2.587)
+	// 20261202T233707Z: 2.798 (2.796-2.802)
+	// across runs: 2.69, 90% interval 2.07-3.48, between-run sd 0.058, within-run sd 0.003 (log scale)
+}
