@@ -153,12 +153,17 @@ func ParseCPUInfo(r io.Reader) (CPUInfo, error) {
 // PidStat is the part of /proc/<pid>/stat that telemetry and the host check
 // use. Times are in clock ticks (UserHZ per second).
 type PidStat struct {
-	PID       int
-	Comm      string
-	State     string
-	PPID      int
-	UTime     uint64 // field 14
-	STime     uint64 // field 15
+	PID   int
+	Comm  string
+	State string
+	PPID  int
+	UTime uint64 // field 14
+	STime uint64 // field 15
+	// CUTime and CSTime (fields 16, 17) are the user and system time of
+	// the children this process waited for: a child that died between two
+	// readings shows up here, in its reaper's counters.
+	CUTime    int64
+	CSTime    int64
 	Threads   int    // field 20
 	StartTime uint64 // field 22, ticks after boot: tells a recycled pid apart
 	RSSPages  int64  // field 24
@@ -187,7 +192,7 @@ func ParsePidStat(b []byte) (PidStat, error) {
 	nums := []struct {
 		dst   any
 		field int
-	}{{&st.PPID, 4}, {&st.UTime, 14}, {&st.STime, 15}, {&st.Threads, 20}, {&st.StartTime, 22}, {&st.RSSPages, 24}}
+	}{{&st.PPID, 4}, {&st.UTime, 14}, {&st.STime, 15}, {&st.CUTime, 16}, {&st.CSTime, 17}, {&st.Threads, 20}, {&st.StartTime, 22}, {&st.RSSPages, 24}}
 	for _, n := range nums {
 		v := rest[n.field-3]
 		switch d := n.dst.(type) {

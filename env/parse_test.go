@@ -84,7 +84,7 @@ func TestParsePidStat(t *testing.T) {
 		wantErr   string
 	}{
 		{file: "java.txt", why: "known numbers in every field the sampler uses",
-			want: PidStat{PID: 77, Comm: "java", State: "S", PPID: 1, UTime: 1234, STime: 567, Threads: 42, StartTime: 9999, RSSPages: 25600}},
+			want: PidStat{PID: 77, Comm: "java", State: "S", PPID: 1, UTime: 1234, STime: 567, CUTime: 89, CSTime: 12, Threads: 42, StartTime: 9999, RSSPages: 25600}},
 		{file: "weird-comm.txt", why: "a command name with spaces and parentheses: fields are counted from the last ')'",
 			want: PidStat{PID: 4242, Comm: "my (odd) ) proc", State: "R", PPID: 19039, Threads: 1, StartTime: 66700, RSSPages: 392}},
 		{file: "truncated.txt", why: "a file cut short (process exiting while read)", wantErr: "want at least 22"},

@@ -65,10 +65,12 @@ func NewWarnings(flags []Flag, said []string) []string {
 	return out
 }
 
-// procTicks is one process's cumulative CPU at a reading; start tells a
-// recycled pid apart.
+// procTicks is one process's cumulative CPU at a reading, in ticks: its
+// own (utime+stime, over its threads living and dead) and what it reaped
+// from children it waited for (cutime+cstime); start tells a recycled pid
+// apart.
 type procTicks struct {
-	start, ticks uint64
+	start, ticks, child uint64
 }
 
 // processGroup reads the process group of pid from /proc/<pid>/stat
@@ -97,15 +99,20 @@ func pgrpOf(stat []byte) (int, bool) {
 	return g, err == nil
 }
 
-// groupTicks reads the cumulative CPU of every process in groups. It scans
-// /proc once: about a hundred small reads a second on a typical host.
+// otherTicks reads the cumulative CPU of every process outside the
+// experiment, kernel threads included: all but this one, those in groups,
+// and with exe set those whose executable has that base name. It reads
+// each /proc/<pid>/stat once: about a hundred small reads a second on a
+// typical host. ok is false when /proc cannot be listed.
 //
-// With exe set, processes whose executable has that base name count too,
-// except this process, whose CPU the caller counts on its own.
-func groupTicks(groups []int, exe string) map[int]procTicks {
-	if len(groups) == 0 && exe == "" {
-		return nil
-	}
+// This is what the noise gate reads (otherDelta): CPU used outside
+// threadlab, from the same per-process accounting as threadlab's own
+// figures. Reading it as the host's busy time (/proc/stat) minus threadlab
+// confused two clocks: on a virtual machine whose /proc/stat lags the
+// processes' own times by up to ±20% of a core over 12 s, a quiet host
+// read 50-120% of a core "outside" for seconds at a time, and one run lost
+// 139 windows to it (fixed-rate-sweep 20261203T033543Z).
+func otherTicks(groups []int, exe string) (other map[int]procTicks, ok bool) {
 	self := os.Getpid()
 	want := map[int]bool{}
 	for _, g := range groups {
@@ -113,30 +120,28 @@ func groupTicks(groups []int, exe string) map[int]procTicks {
 	}
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return nil
+		return nil, false
 	}
-	out := map[int]procTicks{}
+	other = map[int]procTicks{}
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
+		if err != nil || pid == self {
 			continue
 		}
 		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
 		if err != nil {
+			continue // gone since the listing
+		}
+		st, err := env.ParsePidStat(b)
+		if err != nil {
 			continue
 		}
-		g, ok := pgrpOf(b)
-		if !ok {
+		if g, _ := pgrpOf(b); want[g] || (exe != "" && runs(pid, exe)) {
 			continue
 		}
-		if !want[g] && (exe == "" || pid == self || !runs(pid, exe)) {
-			continue
-		}
-		if st, err := env.ParsePidStat(b); err == nil {
-			out[pid] = procTicks{start: st.StartTime, ticks: st.UTime + st.STime}
-		}
+		other[pid] = procTicks{start: st.StartTime, ticks: st.UTime + st.STime, child: uint64(max(0, st.CUTime+st.CSTime))}
 	}
-	return out
+	return other, true
 }
 
 // runs reports whether process pid runs an executable named exe.
@@ -145,20 +150,36 @@ func runs(pid int, exe string) bool {
 	return err == nil && filepath.Base(strings.TrimSuffix(p, " (deleted)")) == exe
 }
 
-// ownDelta is the CPU seconds the own groups used between two readings. A
-// process born in between counts in full; one that died in between is lost
-// (its last fraction of a second then shows up as noise, which errs towards
-// re-running a trial rather than keeping a disturbed one).
-func ownDelta(cur, prev map[int]procTicks) float64 {
-	var ticks float64
+// otherDelta is the CPU seconds processes outside the experiment used
+// between two readings (cur, prev: procScan.other):
+//   - a process seen at both counts its growth, one born in between in full;
+//   - a process that died in between is not seen, but its parent's reaped
+//     counters (cutime+cstime) grew by everything it ever used when the
+//     parent waited for it. Their growth over all processes, less what the
+//     vanished processes had already been counted with at prev, is the
+//     dead processes' time since prev, short-lived ones included (a build's
+//     compilers, a shell loop's commands). That difference is never taken
+//     below zero: a reaper that does not wait (SIG_IGN, or an init that
+//     does not account) reaps nothing into its counters, and a process
+//     that dies under it loses its last fraction of a second rather than
+//     cancelling other noise.
+func otherDelta(cur, prev map[int]procTicks) float64 {
+	var own, reaped, counted uint64
 	for pid, c := range cur {
 		p, ok := prev[pid]
-		switch {
-		case !ok || p.start != c.start:
-			ticks += float64(c.ticks)
-		case c.ticks >= p.ticks:
-			ticks += float64(c.ticks - p.ticks)
+		if !ok || p.start != c.start {
+			own += c.ticks
+			reaped += c.child
+			continue
 		}
+		own += c.ticks - min(p.ticks, c.ticks)
+		reaped += c.child - min(p.child, c.child)
 	}
-	return ticks / env.UserHZ
+	for pid, p := range prev {
+		if c, ok := cur[pid]; ok && c.start == p.start {
+			continue
+		}
+		counted += p.ticks + p.child
+	}
+	return float64(own+reaped-min(reaped, counted)) / env.UserHZ
 }

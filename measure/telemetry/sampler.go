@@ -2,7 +2,8 @@
 // generator measures from the client, a Sampler reads the target process
 // from /proc (CPU, RSS, OS threads), the JVM from its Prometheus endpoint
 // (threads, heap, GC, HikariCP pool), this process's own CPU (the load
-// generator runs in-process) and host-wide CPU including steal, once per
+// generator runs in-process), the CPU of every other process on the host
+// and the hypervisor's steal, once per
 // interval, on the same clock as the client's per-second series.
 //
 // Data flow: the pipeline calls Start when measurement begins and Stop when
@@ -71,10 +72,14 @@ type Sample struct {
 	PinnedEvents float64 `json:"pinned_events" csv:"pinned_events"`
 	Pinned       bool    `json:"pinned" csv:"pinned"`
 	GenCPUPct    float64 `json:"gen_cpu_pct" csv:"gen_cpu_pct"` // this process (the generator), % of one core
-	// HostCPUPct is CPU used on the host outside threadlab: all busy time
-	// minus this process and the processes of the experiment's own process
-	// groups (the target's, see Options.Groups), in % of one core, so that
-	// the in-trial noise gate reads "10% of one core" directly.
+	// HostCPUPct is CPU used on the host outside threadlab: the CPU time of
+	// every process but this one and those of the experiment's own process
+	// groups (the target's, see Options.Groups), kernel threads included,
+	// with processes that died in the interval counted through their
+	// reapers (otherDelta), in % of one core, so that the in-trial noise
+	// gate reads "10% of one core" directly. It comes from the processes'
+	// own accounting, as the target's and this process's figures do, not
+	// from /proc/stat: see otherTicks.
 	HostCPUPct float64 `json:"host_cpu_pct" csv:"host_cpu_pct"`
 	// HostStealPct is CPU time the hypervisor gave to other guests, % of one core.
 	HostStealPct float64 `json:"host_steal_pct" csv:"host_steal_pct"`
@@ -112,12 +117,11 @@ type Sampler struct {
 	flags   []Flag
 	warned  map[string]bool
 	prev    reading
-	groups  []int             // process groups whose CPU is the experiment's
-	exe     string            // base name of threadlab's executable (Options.Exe)
-	own     map[int]procTicks // their processes at the previous reading
-	gc      *counters         // last successful scrape's cumulative GC counters
-	skipped int               // malformed metric lines over all scrapes
-	lost    bool              // the target exited (or its pid was reused): no more process figures
+	groups  []int     // process groups whose CPU is the experiment's
+	exe     string    // base name of threadlab's executable (Options.Exe)
+	gc      *counters // last successful scrape's cumulative GC counters
+	skipped int       // malformed metric lines over all scrapes
+	lost    bool      // the target exited (or its pid was reused): no more process figures
 
 	cpu *CPUWindow // the target's CPU-seconds from the load's release to its last answer (Begin, End)
 }
@@ -132,7 +136,9 @@ type reading struct {
 	selfSec float64 // this process's user+sys CPU seconds
 	host    env.CPUTimes
 	hostOK  bool
-	own     map[int]procTicks // processes of the own groups, by pid
+	other   map[int]procTicks // processes outside the experiment, by pid (otherTicks)
+	otherOK bool
+	otherAt time.Time // when the process list was read
 }
 
 // counters are the cumulative counters of one scrape: GC pauses and their
@@ -277,7 +283,9 @@ func (s *Sampler) CPU() CPUSeconds {
 // read takes the cumulative counters now. Failures leave the *OK flags
 // false; the caller decides what a gap means.
 func (s *Sampler) read(at time.Time) reading {
-	r := reading{at: at, selfSec: selfCPUSeconds(), own: groupTicks(s.groups, s.exe)}
+	r := reading{at: at, selfSec: selfCPUSeconds()}
+	r.other, r.otherOK = otherTicks(s.groups, s.exe)
+	r.otherAt = time.Now()
 	if b, err := os.ReadFile("/proc/" + strconv.Itoa(s.pid) + "/stat"); err == nil {
 		if st, err := env.ParsePidStat(b); err == nil {
 			r.proc, r.procOK, r.procAt = st, true, time.Now()
@@ -342,13 +350,20 @@ func (s *Sampler) sample(ctx context.Context, now time.Time) {
 	}
 	if r.hostOK && s.prev.hostOK {
 		d := r.host.Sub(s.prev.host)
-		busy := float64(d.BusyTicks())/env.UserHZ - max(0, r.selfSec-s.prev.selfSec) - ownDelta(r.own, s.prev.own)
 		// As the process's: the host's ticks over the time between their
 		// reads (a test on a host at load 8 read 765% of one core on 2 CPUs
 		// when a stamp and its read were apart).
 		dh := between(r.hostAt, s.prev.hostAt, dt)
-		x.HostCPUPct = max(0, busy) / dh * 100
 		x.HostStealPct = float64(d.Steal) / env.UserHZ / dh * 100
+		if !r.otherOK || !s.prev.otherOK {
+			// No process list: all busy time but this process's, which
+			// errs towards re-running a window.
+			busy := float64(d.BusyTicks())/env.UserHZ - max(0, r.selfSec-s.prev.selfSec)
+			x.HostCPUPct = max(0, busy) / dh * 100
+		}
+	}
+	if r.otherOK && s.prev.otherOK {
+		x.HostCPUPct = otherDelta(r.other, s.prev.other) / between(r.otherAt, s.prev.otherAt, dt) * 100
 	}
 	if s.url != "" {
 		s.jvm(ctx, &x)
