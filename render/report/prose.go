@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -94,14 +95,40 @@ func (mi *methodInfo) checkMap() map[string]*stats.Check {
 	return mi.checks
 }
 
-// describeGroup says in words what load one request group puts on the target.
-func describeGroup(g record.LoadGroupInfo) string {
+// describeGroup says in words what load one request group puts on the
+// target. swept are the sweep dimensions that set its load figure (the
+// measured group's only): the figure then varies by point, and the prose
+// names it N and gives the sweep's values, instead of the group's own
+// figure, which the sweep replaced (a fixed-rate sweep's group has no
+// rate of its own, and read "an open model at 0 requests per second").
+func describeGroup(g record.LoadGroupInfo, swept ...record.SweepInfo) string {
+	users, rate, burst := strconv.Itoa(g.Users), num(g.Rate), strconv.Itoa(g.Burst)
+	prealloc := ""
+	if g.Preallocate > 0 {
+		prealloc = strconv.Itoa(g.Preallocate)
+	}
+	var from []string
+	for _, d := range swept {
+		switch d.Load {
+		case "users":
+			users = "N"
+		case "rate":
+			rate = "N"
+		case "connections":
+			rate, prealloc = "N", "N"
+		case "burst":
+			burst = "N"
+		default:
+			continue
+		}
+		from = append(from, fmt.Sprintf("N the sweep's %s (%s)", d.Key, strings.Join(d.Values, ", ")))
+	}
 	var what string
 	switch g.Model {
 	case "burst":
-		what = fmt.Sprintf("a burst of %d requests released at the same instant on connections opened beforehand; each trial is timed until the last answer", g.Burst)
+		what = fmt.Sprintf("a burst of %s requests released at the same instant on connections opened beforehand; each trial is timed until the last answer", burst)
 	case "open":
-		what = fmt.Sprintf("an open model at %s requests per second for %s, latency timed from each request's intended send time (no coordinated omission)", num(g.Rate), orDash(g.Duration))
+		what = fmt.Sprintf("an open model at %s requests per second for %s, latency timed from each request's intended send time (no coordinated omission)", rate, orDash(g.Duration))
 	case "ramp":
 		var st []string
 		for _, s := range g.Stages {
@@ -113,7 +140,7 @@ func describeGroup(g record.LoadGroupInfo) string {
 		}
 		what = "a ramp: " + strings.Join(st, ", then ")
 	default:
-		what = fmt.Sprintf("a closed model of %d users for %s, each sending its next request when the last is answered", g.Users, orDash(g.Duration))
+		what = fmt.Sprintf("a closed model of %s users for %s, each sending its next request when the last is answered", users, orDash(g.Duration))
 		if len(g.Think) == 2 {
 			what += fmt.Sprintf(" after a think time of %s to %s", g.Think[0], g.Think[1])
 		}
@@ -129,14 +156,17 @@ func describeGroup(g record.LoadGroupInfo) string {
 	if len(paths) > 0 {
 		what += " (" + strings.Join(paths, ", ") + ")"
 	}
-	if g.Preallocate > 0 {
-		what += fmt.Sprintf(", with %d connections opened at once before the first send (k6's preAllocatedVUs)", g.Preallocate)
+	if prealloc != "" {
+		what += fmt.Sprintf(", with %s connections opened at once before the first send (k6's preAllocatedVUs)", prealloc)
 	}
 	if g.KeepAlive != nil && !*g.KeepAlive {
 		what += ", a new connection per request"
 	}
 	if g.Start != "" {
 		what += ", starting " + g.Start + " into the trial"
+	}
+	if len(from) > 0 {
+		what += "; " + strings.Join(from, "; ")
 	}
 	return what
 }
@@ -177,12 +207,20 @@ func (v *runView) method(mi *methodInfo) []string {
 	if len(groups) == 0 {
 		groups = []record.LoadGroupInfo{mi.Load.LoadGroupInfo}
 	}
+	// The sweep sets the measured group's load (experiments.LoadGroups):
+	// the only group, or the one load.measure names.
+	sweptFor := func(g record.LoadGroupInfo) []record.SweepInfo {
+		if len(groups) > 1 && g.Name != mi.Load.Measure {
+			return nil
+		}
+		return mi.Sweep
+	}
 	if len(groups) == 1 {
-		out = append(out, "Load: "+describeGroup(groups[0])+".")
+		out = append(out, "Load: "+describeGroup(groups[0], sweptFor(groups[0])...)+".")
 	} else {
 		var gs []string
 		for _, g := range groups {
-			gs = append(gs, fmt.Sprintf("%q: %s", g.Name, describeGroup(g)))
+			gs = append(gs, fmt.Sprintf("%q: %s", g.Name, describeGroup(g, sweptFor(g)...)))
 		}
 		out = append(out, fmt.Sprintf("Load: %d request groups at once, measured separately; the question is answered by %q. %s.", len(groups), v.Measured, strings.Join(gs, "; ")))
 	}

@@ -172,11 +172,14 @@ func (vs *VariantInfos) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// SweepInfo is one sweep dimension as run: its key and its values in
-// manifest order (nil when they do not decode as a list of scalars).
+// SweepInfo is one sweep dimension as run: its key, its values in
+// manifest order (nil when they do not decode as a list of scalars) and
+// the load figure of the measured group it sets ("users", "rate",
+// "connections", "burst"; "" for a dimension that sets none).
 type SweepInfo struct {
 	Key    string
 	Values []string
+	Load   string
 }
 
 // SweepInfos are the sweep dimensions in manifest order.
@@ -192,10 +195,11 @@ func (ss *SweepInfos) UnmarshalYAML(n *yaml.Node) error {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		var dim struct {
 			Values []string `yaml:"values"`
+			Load   string   `yaml:"load"`
 		}
 		s := SweepInfo{Key: n.Content[i].Value}
 		if n.Content[i+1].Decode(&dim) == nil {
-			s.Values = dim.Values
+			s.Values, s.Load = dim.Values, dim.Load
 		}
 		*ss = append(*ss, s)
 	}
