@@ -122,6 +122,8 @@ type State struct {
 	cleanups []func()
 
 	rep *replicate.Policy // forks, retries and sequential stops
+	// resumed: this process continues an interrupted run (resume.go).
+	resumed bool
 	// booked holds the wall-clock buckets as the last stage ended, so a
 	// resumed run's earlier seconds are not booked twice (clock.go).
 	booked map[string]float64
@@ -467,6 +469,7 @@ func (s *State) createDir(m *experiments.Manifest, opt Options) (string, error) 
 // jobs already in trials.csv are skipped.
 func (s *State) resume() error {
 	s.Dir = s.Opt.Resume
+	s.resumed = true
 	if err := record.CheckDir(s.Dir); err != nil {
 		return fmt.Errorf("resume %s: %w", s.Dir, err)
 	}
@@ -483,6 +486,9 @@ func (s *State) resume() error {
 	m, err := experiments.Load(filepath.Join(s.Dir, record.ManifestFile), "")
 	if err != nil {
 		return fmt.Errorf("resume %s: %w", s.Dir, err)
+	}
+	if err := resumeVersion(s.Dir, Version(), s.Meta.Version); err != nil {
+		return err
 	}
 	m.Profile = s.Meta.Profile
 	s.M = m
@@ -506,6 +512,8 @@ func (s *State) resume() error {
 	if s.Meta.TargetCmds == nil {
 		s.Meta.TargetCmds = map[string][]string{}
 	}
+	host, _ := os.Hostname()
+	s.noteResume(host)
 	s.Logf("resuming %s: %d of %d trials already done", s.Dir, len(s.Done), len(s.Jobs))
 	return s.saveMeta()
 }

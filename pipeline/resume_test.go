@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -176,5 +177,137 @@ cooldown: {max_busy_pct: 100, max_wait: 1ms, pause: 1ms}
 	}
 	if tr := r.Trials[0]; tr.Valid || !strings.Contains(tr.Reason, "stalled") || !strings.Contains(tr.Reason, "no response for") {
 		t.Errorf("trial valid=%v reason %q: want invalid because the target stalled", tr.Valid, tr.Reason)
+	}
+}
+
+// TestResumeVersion: a run's trials all come from the version run.json
+// names; another binary is refused with how to get the right one.
+func TestResumeVersion(t *testing.T) {
+	cases := []struct {
+		name, have, started string
+		want                []string // substrings of the error; nil: accepted
+	}{
+		{"same commit: the run goes on", "ce87397", "ce87397", nil},
+		{"a later commit: refused, with the worktree that rebuilds the start's", "a1b2c3d", "ce87397",
+			[]string{"threadlab a1b2c3d", "started by threadlab ce87397", "git worktree add /tmp/threadlab-ce87397 ce87397"}},
+		{"started -dirty: cannot be rebuilt, so a new run", "ce87397", "ce87397-dirty",
+			[]string{"started by threadlab ce87397-dirty", "start a new run from a committed tree"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := resumeVersion("data/x/r1", c.have, c.started)
+			if c.want == nil {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// interruptAfter runs the inproc manifest and interrupts it after n
+// launches; the run directory is left as Ctrl-C leaves it.
+func interruptAfter(t *testing.T, n int) (Options, *State) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	l := &inproc{afterLaunch: func(k int) {
+		if k == n {
+			cancel()
+		}
+	}}
+	o := opts(t, l)
+	// A manifest on disk, so that the fingerprint (which hashes it) is taken.
+	file := filepath.Join(t.TempDir(), "inproc.yaml")
+	text := fmt.Sprintf(manifest, 2)
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := experiments.Parse(file, []byte(text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Run(ctx, m, o)
+	if err == nil {
+		t.Fatal("interrupted run returned no error")
+	}
+	o.Resume, o.RunID = s.Dir, ""
+	return o, s
+}
+
+// TestResumeKeepsStartFingerprint: a resume on the same machine is
+// recorded in run.json and keeps the start's fingerprint file.
+func TestResumeKeepsStartFingerprint(t *testing.T) {
+	o, s := interruptAfter(t, 2)
+	fp := filepath.Join(s.Dir, record.FingerprintFile)
+	before, err := os.ReadFile(fp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), nil, o); err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	r, err := record.Read(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Meta.State != "complete" || len(r.Meta.Resumes) != 1 {
+		t.Fatalf("state %s, resumes %+v; want complete with one resume", r.Meta.State, r.Meta.Resumes)
+	}
+	if rs := r.Meta.Resumes[0]; rs.Of != 4 || rs.Done < 1 || rs.Done >= 4 || rs.At == "" {
+		t.Errorf("resume record %+v: want the forks done of 4 and a time", rs)
+	}
+	after, _ := os.ReadFile(fp)
+	if string(after) != string(before) {
+		t.Error("the resume replaced the start's fingerprint")
+	}
+}
+
+// TestResumeRefusesAnotherMachine: a run started on another CPU model is
+// not continued here; the error names the field, the start's fingerprint
+// stays, and no resume is recorded.
+func TestResumeRefusesAnotherMachine(t *testing.T) {
+	o, s := interruptAfter(t, 2)
+	var fp map[string]any
+	if err := record.ReadJSON(s.Dir, record.FingerprintFile, &fp); err != nil {
+		t.Fatal(err)
+	}
+	fp["cpu"].(map[string]any)["model"] = "Some Other CPU @ 9.99GHz"
+	if err := record.WriteJSON(s.Dir, record.FingerprintFile, fp); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(s.Dir, record.FingerprintFile))
+	_, err := Run(context.Background(), nil, o)
+	if err == nil || !strings.Contains(err.Error(), "cpu.model") || !strings.Contains(err.Error(), "Some Other CPU") {
+		t.Fatalf("resume on another machine: %v; want a refusal naming cpu.model", err)
+	}
+	r, rerr := record.Read(s.Dir)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if len(r.Meta.Resumes) != 0 {
+		t.Errorf("a refused resume was recorded: %+v", r.Meta.Resumes)
+	}
+	after, _ := os.ReadFile(filepath.Join(s.Dir, record.FingerprintFile))
+	if string(after) != string(before) {
+		t.Error("the refused resume overwrote the start's fingerprint")
+	}
+	n := 0
+	for _, tr := range r.Trials {
+		if tr.Group == "main" {
+			n++
+		}
+	}
+	if n >= 4 {
+		t.Errorf("%d trials after a refused resume: it measured on the other machine", n)
 	}
 }

@@ -93,14 +93,22 @@ func (Fingerprint) Run(ctx context.Context, s *State) error {
 	}
 	// Probing each JVM option set starts a JVM per set: do it once, after
 	// Build (which runs this stage again), not also before it.
-	if !s.needsJVM() || s.JVM.Jars != nil {
+	final := !s.needsJVM() || s.JVM.Jars != nil
+	if final {
 		o.JVMArgSets = trial.JVMArgSets(s.M)
+	} else if s.resumed {
+		return nil // compared once, complete, after Build
 	}
 	fp, err := env.Collect(ctx, o)
 	if err != nil {
 		s.Warn("fingerprint incomplete: %v", err)
 		if fp == nil {
 			return nil
+		}
+	}
+	if s.resumed {
+		if keep, err := s.resumedFingerprint(fp); keep || err != nil {
+			return err
 		}
 	}
 	return record.WriteJSON(s.Dir, record.FingerprintFile, fp)

@@ -235,6 +235,9 @@ func (v *runView) method(mi *methodInfo) []string {
 		if s := wallClock(meta.Time); s != "" {
 			out = append(out, s)
 		}
+		if s := resumes(meta); s != "" {
+			out = append(out, s)
+		}
 	} else {
 		out = append(out, v.trialDesign(mi))
 	}
@@ -379,6 +382,32 @@ func wallClock(w *record.WallClock) string {
 		s += "; the rest went to " + strings.Join(parts, ", ")
 	}
 	return s + "."
+}
+
+// resumes says when an interrupted run was continued (run.json's resumes):
+// its trials then come from more than one sitting, on the same version and
+// a matching fingerprint (pipeline/resume.go), and the wall time above is
+// the sum of the sittings, not the span from start to finish.
+func resumes(meta record.Meta) string {
+	if len(meta.Resumes) == 0 {
+		return ""
+	}
+	var at []string
+	for _, r := range meta.Resumes {
+		at = append(at, fmt.Sprintf("at %s with %d of %d forks done", r.At, r.Done, r.Of))
+	}
+	return fmt.Sprintf("The run was interrupted and resumed %s (%s): %d sittings, one threadlab version, and on each resume a fingerprint that matched the start's in every field that can move the numbers; the wall time above is the sittings' sum.",
+		times(len(meta.Resumes)), strings.Join(at, "; "), len(meta.Resumes)+1)
+}
+
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 // pinningAsked is what the manifest's pinning asked for.

@@ -227,3 +227,35 @@ func TestReadBack(t *testing.T) {
 		}
 	}
 }
+
+// TestResumesSentence: a run continued with --resume says so in its
+// Method, with when and how far it had got; an unbroken run says nothing.
+func TestResumesSentence(t *testing.T) {
+	cases := []struct {
+		name    string
+		resumes []record.Resume
+		want    []string
+	}{
+		{"unbroken: no sentence", nil, nil},
+		{"once", []record.Resume{{At: "2026-12-04T09:40:00Z", Done: 48, Of: 60}},
+			[]string{"resumed once", "at 2026-12-04T09:40:00Z with 48 of 60 forks done", "2 sittings", "one threadlab version"}},
+		{"twice", []record.Resume{{At: "2026-12-04T09:40:00Z", Done: 30, Of: 60}, {At: "2026-12-05T09:40:00Z", Done: 50, Of: 60}},
+			[]string{"resumed twice", "30 of 60", "50 of 60", "3 sittings"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := resumes(record.Meta{Resumes: c.resumes})
+			if c.want == nil {
+				if got != "" {
+					t.Fatalf("unbroken run: %q", got)
+				}
+				return
+			}
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%q does not say %q", got, w)
+				}
+			}
+		})
+	}
+}

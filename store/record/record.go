@@ -277,6 +277,19 @@ type Meta struct {
 	// Hosts is the multi-host record (threadlab run --hosts, hosts.go);
 	// nil for a run on one machine.
 	Hosts *Hosts `json:"hosts,omitempty"`
+	// Resumes lists each time the run was continued with threadlab run
+	// --resume: when, and how many of its trials were done by then. Every
+	// resume ran the same threadlab version on a fingerprint that matched
+	// the start's (pipeline/resume.go); the page's Method says so.
+	Resumes []Resume `json:"resumes,omitempty"`
+}
+
+// Resume is one continuation of an interrupted run.
+type Resume struct {
+	At   string `json:"at"`   // RFC 3339, UTC
+	Done int    `json:"done"` // trials already in trials.csv
+	Of   int    `json:"of"`   // trials the plan has
+	Host string `json:"host"`
 }
 
 // AppendCSV appends rows to dir/name, writing the header when the file is
