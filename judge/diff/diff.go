@@ -489,11 +489,13 @@ func skipped(r *record.Run) map[forkKey]int {
 
 // forkValues extracts one metric from a cell's valid trials (in
 // execution order): the iterations of each fork after its steady-state
-// exclusions, and each fork's median, the unit of replication. A row
-// without a fork id (a run made before forks) is a fork of its own.
+// exclusions, and each fork's value, the unit of replication: its median,
+// or for a metric of rare events its mean alone (verdicts.Summarize and
+// Units, as the claims read it). A row without a fork id (a run made
+// before forks) is a fork of its own.
 func forkValues(ts []record.Trial, name string, skip map[forkKey]int) (medians []float64, forks [][]float64) {
 	seen := map[int]int{} // iterations of each fork met so far, valid or not in the metric
-	return verdicts.ByFork(ts, func(t record.Trial) (float64, bool) {
+	medians, forks = verdicts.ByFork(ts, func(t record.Trial) (float64, bool) {
 		id := verdicts.ForkID(t)
 		seen[id]++
 		if t.Fork != 0 && seen[id] <= skip[forkKey{t.Variant, t.Point, t.Group, t.Fork}] {
@@ -502,6 +504,8 @@ func forkValues(ts []record.Trial, name string, skip map[forkKey]int) (medians [
 		x, ok := metric.Value(t, name)
 		return x, ok && !math.IsNaN(x)
 	})
+	medians = verdicts.Summarize(name, medians, forks)
+	return medians, verdicts.Units(name, medians, forks)
 }
 
 func orDash(s string) string {

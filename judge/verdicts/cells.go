@@ -26,14 +26,49 @@ func GroupTrials(trials []record.Trial) map[record.CellKey][]record.Trial {
 }
 
 // ForkValues extracts one metric from trials: per fork, the values of its
-// iterations in order, and the median of each fork (the unit of
-// replication). Rows without a fork id (runs made before forks existed)
-// are each their own fork.
+// iterations in order, and the summary of each fork (the unit of
+// replication): the median of its iterations, or their mean for a metric
+// that counts rare events (metric.Events: gc_count, gc_pause_ms). Rows
+// without a fork id (runs made before forks existed) are each their own
+// fork.
 func ForkValues(ts []record.Trial, name string) (medians []float64, forks [][]float64) {
-	return ByFork(ts, func(t record.Trial) (float64, bool) {
+	medians, forks = ByFork(ts, func(t record.Trial) (float64, bool) {
 		x, ok := metric.Value(t, name)
 		return x, ok && !math.IsNaN(x) && !spoiled(t, name)
 	})
+	return Summarize(name, medians, forks), forks
+}
+
+// Summarize gives each fork its value of the metric: the medians ByFork
+// took, or for an events metric the mean of the fork's iterations.
+func Summarize(name string, medians []float64, forks [][]float64) []float64 {
+	if !metric.Events(name) {
+		return medians
+	}
+	out := make([]float64, len(forks))
+	for i, f := range forks {
+		sum := 0.0
+		for _, x := range f {
+			sum += x
+		}
+		out[i] = sum / float64(len(f)) // ByFork makes no empty fork
+	}
+	return out
+}
+
+// Units is what the claim tests resample for a metric: each fork's
+// iterations, whose median the bootstrap takes as the fork's value, or
+// for an events metric the fork's mean alone, so the tests read the same
+// per-fork value as the tables.
+func Units(name string, values []float64, forks [][]float64) [][]float64 {
+	if !metric.Events(name) {
+		return forks
+	}
+	out := make([][]float64, len(values))
+	for i, x := range values {
+		out[i] = []float64{x}
+	}
+	return out
 }
 
 // ByFork groups the values value keeps (ok) by fork, each fork's in the
@@ -102,7 +137,7 @@ func claimCells(m *experiments.Manifest, c experiments.Claim, cells map[record.C
 			continue
 		}
 		med, forks := ForkValues(ts, c.Check.Metric)
-		sc = append(sc, stats.Cell{Variant: k.Variant, Point: record.ParsePoint(k.Point), Group: k.Group, Metric: c.Check.Metric, Values: med, Forks: forks})
+		sc = append(sc, stats.Cell{Variant: k.Variant, Point: record.ParsePoint(k.Point), Group: k.Group, Metric: c.Check.Metric, Values: med, Forks: Units(c.Check.Metric, med, forks)})
 	}
 	slices.SortFunc(sc, func(a, b stats.Cell) int {
 		return strings.Compare(a.Variant+record.FormatPoint(a.Point), b.Variant+record.FormatPoint(b.Point))

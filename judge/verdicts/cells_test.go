@@ -1,9 +1,11 @@
 package verdicts
 
 import (
+	"math"
 	"strings"
 	"testing"
 
+	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/measure/telemetry"
 	"github.com/threadlab/threadlab/stats"
 	"github.com/threadlab/threadlab/store/record"
@@ -89,5 +91,81 @@ func TestForkValues(t *testing.T) {
 	med, _ = ForkValues(rows, "target_cpu_pct")
 	if len(med) != 3 || med[0] != 51 {
 		t.Errorf("target_cpu_pct per fork %v: want fork 1 = 51, the flagged 0 left out", med)
+	}
+}
+
+// gcManifest: a GC-count comparison, as connection-burst states seed
+// 002's "the lowest GC count of the three".
+const gcManifest = `name: gcs
+title: gcs
+question: which collects less?
+variants:
+  webflux: {command: [./server, "{port}"]}
+  tomcat: {command: [./server, "{port}"]}
+load: {model: closed, users: 10, duration: 2s, requests: [{path: /io}]}
+forks: 6
+claims:
+  - id: tomcat-fewer-gcs
+    says: tomcat runs fewer GC pauses than webflux
+    check: {metric: gc_count, compare: [webflux, tomcat], at_least: 1.1}
+`
+
+// gcTrials: 6 forks of 14 windows each; a GC pause lands in a window now
+// and then, as with a 2 GiB heap: webflux in 6 of 14 windows, tomcat in
+// perFork of 14. Every fork's median is 0.
+func gcTrials(perFork int) []record.Trial {
+	var out []record.Trial
+	seq := 0
+	for _, v := range []struct {
+		name string
+		gcs  int
+	}{{"webflux", 6}, {"tomcat", perFork}} {
+		for f := 1; f <= 6; f++ {
+			for i := 1; i <= 14; i++ {
+				seq++
+				gc := int64(0)
+				if (i+f)%14 < v.gcs {
+					gc = 1
+				}
+				out = append(out, record.Trial{Variant: v.name, Group: "main", Fork: f, Trial: f, Iteration: i, Seq: seq,
+					Valid: true, Requests: 1000, RPS: 100, GCCount: gc})
+			}
+		}
+	}
+	return out
+}
+
+// TestRareEventsReadAsRates: a count of rare events (metric.Events) is
+// summarized per fork by its mean, so GC counts of 0 or 1 a window give
+// each fork its rate instead of a median of 0, and a comparison of two
+// such rates is decided; a timing keeps its median.
+func TestRareEventsReadAsRates(t *testing.T) {
+	cells := GroupTrials(gcTrials(2))
+	med, forks := ForkValues(cells[record.CellKey{Variant: "webflux", Group: "main"}], "gc_count")
+	if len(med) != 6 || len(forks[0]) != 14 {
+		t.Fatalf("%d forks, the first of %d windows: want 6 of 14", len(med), len(forks[0]))
+	}
+	if want := 6.0 / 14; math.Abs(med[0]-want) > 1e-12 {
+		t.Errorf("webflux fork 1: %v GC pauses a window, want the mean %v (the median is 0)", med[0], want)
+	}
+	if med, _ := ForkValues([]record.Trial{{Fork: 1, RPS: 1}, {Fork: 1, RPS: 2}, {Fork: 1, RPS: 9}}, "rps"); med[0] != 2 {
+		t.Errorf("rps of a fork = %v, want the median 2", med[0])
+	}
+	m, err := experiments.Parse("gcs.yaml", []byte(gcManifest), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		why    string
+		tomcat int
+		want   string
+	}{
+		{"tomcat collects in 2 of 14 windows, webflux in 6: 3x, supported", 2, stats.Supported},
+		{"both in 6 of 14: a ratio of 1, contradicted at 1.1", 6, stats.Contradicted},
+	} {
+		v := Evaluate(m, gcTrials(c.tomcat), stats.Options{Seed: 1}, Host{Cores: 2})[0]
+		if v.Status != c.want {
+			t.Errorf("%s: %s (%s, ratio %v)", c.why, v.Status, v.Reason, v.Ratio)
+		}
 	}
 }
