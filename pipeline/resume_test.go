@@ -311,3 +311,59 @@ func TestResumeRefusesAnotherMachine(t *testing.T) {
 		t.Errorf("%d trials after a refused resume: it measured on the other machine", n)
 	}
 }
+
+// TestFrozenTargetEndsItsFork: once a window stalls, the fork's target is
+// frozen (call-depth's platform Tomcat deadlocked on its own nested calls
+// and never answered again), so the fork ends there instead of waiting out
+// the stall limit in each of its remaining windows; a replacement fork
+// follows within the retry budget.
+func TestFrozenTargetEndsItsFork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out the 5s default stall limit twice")
+	}
+	m, err := experiments.Parse("frozen.yaml", []byte(`name: frozen
+title: A target that freezes for good
+question: Does a frozen target's fork end at its first stalled window?
+variants:
+  frozen: {command: [inproc, "{port}"], ready: /health}
+load:
+  model: closed
+  users: 2
+  duration: 60s
+  timeout: 200ms
+  requests: [{path: "/io?ms=100000"}]
+forks: 1
+iterations: 4
+retries: 1
+cooldown: {max_busy_pct: 100, max_wait: 1ms, pause: 1ms, iteration: 1ms}
+`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := opts(t, &inproc{})
+	o.NoReport = true
+	var log strings.Builder
+	o.Log = &log
+	s, err := Run(context.Background(), m, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := record.Read(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fork 1's first window stalls: the fork is lost; replacement fork 2
+	// (retries: 1) stalls too; then the cell gives up. Without the rule:
+	// 4 stalled windows of fork 1 and a re-run, 5 rows.
+	if len(r.Trials) != 2 {
+		t.Fatalf("%d rows, want 2 (one stalled window per fork)", len(r.Trials))
+	}
+	for i, tr := range r.Trials {
+		if tr.Valid || tr.Fork != i+1 || tr.Iteration != 1 || !strings.Contains(tr.Reason, "stalled") {
+			t.Errorf("row %d: fork %d iteration %d valid=%v %q; want fork %d's only window, invalid for a stall", i, tr.Fork, tr.Iteration, tr.Valid, tr.Reason, i+1)
+		}
+	}
+	if !strings.Contains(log.String(), "fork 1 lost: the target froze: group main stalled") {
+		t.Errorf("the log does not say why fork 1 was lost:\n%s", log.String())
+	}
+}

@@ -183,6 +183,18 @@ func (l *Loop) fork(ctx context.Context, seq int, j replicate.Job, fork int, ret
 			}
 			break
 		}
+		// A stalled window (no answer for the stall limit while requests
+		// were outstanding) leaves a frozen target: a pool deadlocked on its
+		// own nested calls stays so. Its next windows would each wait out
+		// the limit and measure nothing (call-depth's platform-tomcat at
+		// depth 1: 61 s a window, 14 windows a fork), so the fork ends here,
+		// like one whose target died.
+		if f.stalled != "" {
+			if valid == 0 {
+				return "the target froze: " + f.stalled, nil
+			}
+			break
+		}
 	}
 	if valid > 0 {
 		c.Forks++
@@ -251,7 +263,8 @@ type forkRun struct {
 	seq     int
 	job     replicate.Job
 	fork    int
-	retry   bool // this fork, or the current iteration, re-runs an invalid one
+	retry   bool   // this fork, or the current iteration, re-runs an invalid one
+	stalled string // why the last measured window stalled, "" when it did not
 	target  trial.Target
 	startup time.Duration
 	busy    float64
@@ -282,6 +295,7 @@ func (l *Loop) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan) 
 		return record.Trial{}, fmt.Errorf("%s fork %d iteration %d: %w", j.Cell.Variant.Name, f.fork, it, err)
 	}
 	res := w.Result
+	f.stalled = res.Stalled
 	reasons := trial.WindowReasons(t.Exited(), res)
 	reasons = append(reasons, w.NoiseReasons...)
 	reasons = append(reasons, trial.FlagReasons(m, w.Flags)...)
