@@ -269,8 +269,14 @@ func claimText(x record.Verdict, r reading) string {
 	default:
 		parts = append(parts, "Not settled: whether "+lowerFirst(says))
 	}
+	dir := r.Direction
+	if r.Outcome == stats.OutcomeInconclusive && strings.HasPrefix(x.Reason, notSteady) {
+		// Left open because its forks never settled: that, not "neither
+		// ahead", is why (the steady rule left too few forks to test).
+		dir = strings.TrimRight(x.Reason, ".")
+	}
 	var nums []string
-	for _, s := range []string{r.Direction, r.Size, thresholdPart(r.Threshold), r.Seed} {
+	for _, s := range []string{dir, r.Size, thresholdPart(r.Threshold), r.Seed} {
 		if s != "" {
 			nums = append(nums, s)
 		}
@@ -280,6 +286,10 @@ func claimText(x record.Verdict, r reading) string {
 	}
 	return parts[0] + "."
 }
+
+// notSteady opens the reason of a claim left inconclusive because too few
+// of its forks reached a steady state (judge/verdicts).
+const notSteady = "not in steady state"
 
 func thresholdPart(t string) string {
 	if t == "" {

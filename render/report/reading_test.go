@@ -252,3 +252,25 @@ func TestPickHeadline(t *testing.T) {
 		}
 	}
 }
+
+// TestNotSteadyClaimSaysWhy: a claim left open because its forks never
+// settled says so in its line, not "neither ahead", which reads as a tie
+// that was tested.
+func TestNotSteadyClaimSaysWhy(t *testing.T) {
+	x := record.Verdict{ID: "c", Says: "A beats B.", Status: stats.Inconclusive,
+		Reason: "not in steady state: a: 5 of 5 fork(s) never reached a steady state (fork 1, 2, 3, 4, 5), 0 steady left, fewer than 3."}
+	r := reading{Outcome: stats.OutcomeInconclusive, Direction: "neither a nor b significantly ahead (…)", Threshold: "a/b ≥ 1.10"}
+	got := claimText(x, r)
+	for _, want := range []string{"Not settled: whether a beats B", "not in steady state: a: 5 of 5 fork(s) never reached", "claim a/b ≥ 1.10"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "significantly ahead") {
+		t.Errorf("%q reads as a tested tie", got)
+	}
+	x.Reason = "at the only point: …"
+	if got := claimText(x, r); !strings.Contains(got, "significantly ahead") {
+		t.Errorf("an open claim with its forks steady lost its direction text: %q", got)
+	}
+}
