@@ -152,7 +152,7 @@ func (r *Reading) steadyRule(v *stats.Verdict, m *experiments.Manifest, c experi
 	notSteady(v, c.Check, r.info, group, "")
 	if o, ok := r.ownOf(c.Check.Metric); ok {
 		ownEvidence(v, c.Check, o.info, group, m.Primary())
-		if v.Status != stats.Inconclusive || !strings.HasPrefix(v.Reason, notSteadyPrefix) {
+		if v.Status != stats.Inconclusive || !strings.HasPrefix(v.Reason, NotSteadyPrefix) {
 			notSteady(v, c.Check, o.info, group, c.Check.Metric)
 		}
 	}

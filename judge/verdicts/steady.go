@@ -298,8 +298,9 @@ func steadyOnly(m *experiments.Manifest, cells map[record.CellKey][]record.Trial
 	return newSelection(m, series).apply(cells)
 }
 
-// notSteadyPrefix starts the reason of a verdict notSteady held back.
-const notSteadyPrefix = "not in steady state"
+// NotSteadyPrefix starts the reason of a verdict notSteady held back (the
+// run page names it as the reason a claim is open).
+const NotSteadyPrefix = "not in steady state"
 
 // notSteady makes a verdict inconclusive, with the reason "not in steady
 // state", when a cell it reads lost forks that never reached a steady
@@ -321,9 +322,9 @@ func notSteady(v *stats.Verdict, k stats.Check, info map[record.CellKey]record.S
 		return
 	}
 	slices.Sort(why)
-	reason := notSteadyPrefix + ": " + strings.Join(why, "; ") + " (raise load.warmup's max, or add forks)"
+	reason := NotSteadyPrefix + ": " + strings.Join(why, "; ") + " (raise load.warmup's max, or add forks)"
 	if name != "" {
-		reason = notSteadyPrefix + " in " + name + ": " + strings.Join(why, "; ") + " (raise load.warmup's max, or add forks)"
+		reason = NotSteadyPrefix + " in " + name + ": " + strings.Join(why, "; ") + " (raise load.warmup's max, or add forks)"
 	}
 	if v.Status != stats.Inconclusive {
 		v.Leans = v.Status

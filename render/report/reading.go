@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/threadlab/threadlab/judge/verdicts"
 	"github.com/threadlab/threadlab/measure/metric"
 	"github.com/threadlab/threadlab/stats"
 	"github.com/threadlab/threadlab/store/record"
@@ -270,7 +271,7 @@ func claimText(x record.Verdict, r reading) string {
 		parts = append(parts, "Not settled: whether "+lowerFirst(says))
 	}
 	dir := r.Direction
-	if r.Outcome == stats.OutcomeInconclusive && strings.HasPrefix(x.Reason, notSteady) {
+	if r.Outcome == stats.OutcomeInconclusive && strings.HasPrefix(x.Reason, verdicts.NotSteadyPrefix) {
 		// Left open because its forks never settled: that, not "neither
 		// ahead", is why (the steady rule left too few forks to test).
 		dir = strings.TrimRight(x.Reason, ".")
@@ -286,10 +287,6 @@ func claimText(x record.Verdict, r reading) string {
 	}
 	return parts[0] + "."
 }
-
-// notSteady opens the reason of a claim left inconclusive because too few
-// of its forks reached a steady state (judge/verdicts).
-const notSteady = "not in steady state"
 
 func thresholdPart(t string) string {
 	if t == "" {
