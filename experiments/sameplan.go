@@ -18,12 +18,22 @@ import (
 // on old data only when the data are of the plan the new manifest
 // describes. When they differ it returns the first differing line of each
 // (normalized YAML), so the message can say what changed.
+//
+// When both warm up until steady and no variant measures its start, the
+// number of forks and of iterations is replication, not measurement
+// (Kalibera & Jones' lower levels): a steady fork's later iterations
+// measure the state its earlier ones did, and fewer forks only widen the
+// run's own interval, which the verdicts carry. So a run with fewer
+// windows than today's plan (connection-burst 20261203T070155Z: 11 against
+// 16) can be judged under today's claims; judge/across compares runs on
+// the same rule. Under a fixed warm-up the iterations decide how much
+// warm-up leaks into a fork's median, so they stay measured.
 func SameMeasurement(run, edited *Manifest) (diff string, same bool, err error) {
-	a, err := measurementYAML(run)
+	a, err := measurementYAML(run, replicationOnly(run, edited))
 	if err != nil {
 		return "", false, err
 	}
-	b, err := measurementYAML(edited)
+	b, err := measurementYAML(edited, replicationOnly(run, edited))
 	if err != nil {
 		return "", false, err
 	}
@@ -46,12 +56,27 @@ func SameMeasurement(run, edited *Manifest) (diff string, same bool, err error) 
 	return "", false, nil
 }
 
+// replicationOnly reports whether forks and iterations are replication in
+// both manifests: both warm up until steady and no variant of either
+// measures its start (measure: cold), whose median depends on how many
+// warm iterations follow the cold one.
+func replicationOnly(a, b *Manifest) bool {
+	steady := func(m *Manifest) bool {
+		return m.Load.Warmup.Steady() && !slices.ContainsFunc(m.Variants, func(v Variant) bool { return v.Measure == MeasureCold })
+	}
+	return steady(a) && steady(b)
+}
+
 // measurementYAML is the normalized manifest with the describing and
-// judging fields cleared.
-func measurementYAML(m *Manifest) ([]byte, error) {
+// judging fields cleared, and the replication counts too when
+// replication says they are replication only.
+func measurementYAML(m *Manifest, replication bool) ([]byte, error) {
 	c := *m
 	c.Title, c.Question, c.Source, c.Notes = "", "", "", ""
 	c.Claims, c.Seed, c.Profile = nil, 0, ""
+	if replication {
+		c.Forks, c.Iterations = Rounds{}, 0
+	}
 	c.Variants = slices.Clone(m.Variants)
 	for i := range c.Variants {
 		c.Variants[i].Describe, c.Variants[i].Role = "", ""
@@ -67,11 +92,11 @@ func measurementYAML(m *Manifest) ([]byte, error) {
 // fields do not count, as in SameMeasurement; ClaimsChanged reports the
 // claims. Empty when SameMeasurement holds.
 func ChangedFields(run, edited *Manifest) ([]string, error) {
-	a, err := measurementYAML(run)
+	a, err := measurementYAML(run, false) // a reader is told of every change, replication too
 	if err != nil {
 		return nil, err
 	}
-	b, err := measurementYAML(edited)
+	b, err := measurementYAML(edited, false)
 	if err != nil {
 		return nil, err
 	}
