@@ -115,7 +115,7 @@ func comparablePoint(x record.Verdict, point string) string {
 		}
 		s := point + ": " + num(*p.Ratio) + "×"
 		if p.Low != nil && p.High != nil {
-			s += " (" + ciLabel(x) + " " + num(*p.Low) + "–" + num(*p.High) + ")"
+			s += " (" + ciText(x, *p.Low, *p.High) + ")"
 		}
 		return s
 	}
@@ -165,6 +165,19 @@ func unitSuffix(name string) string {
 	return " " + d.Unit
 }
 
+// ciText is an interval as the page prints it, "90% CI 1.00–1.15". One
+// whose ends print alike means the forks' resamples gave the same figure
+// to the digits shown, which a reader may take for a bug: with a fixed
+// heap and a fixed rate a GC count per window is nearly deterministic
+// (connection-burst 20261203T070155Z: webflux/loom-tomcat 0.333 in every
+// fork), so it says so.
+func ciText(x record.Verdict, low, high float64) string {
+	if num(low) == num(high) {
+		return ciLabel(x) + " " + num(low) + "–" + num(high) + ": the forks agree to the digits shown"
+	}
+	return ciLabel(x) + " " + num(low) + "–" + num(high)
+}
+
 // sizeText is the deciding unit's estimate: a ratio "1.08× (90% CI
 // 1.00–1.15)" for checks between variants or levels, a value with its unit
 // "955 ms (90% CI 937–975)" for a check on one variant.
@@ -193,7 +206,7 @@ func sizeText(x record.Verdict, c *stats.Check) string {
 	}
 	s := what + num(x.Ratio) + suffix
 	if x.Low != 0 || x.High != 0 {
-		s += " (" + ciLabel(x) + " " + num(x.Low) + "–" + num(x.High) + ")"
+		s += " (" + ciText(x, x.Low, x.High) + ")"
 	}
 	if x.Point != "" {
 		s += " at " + x.Point

@@ -160,17 +160,17 @@ func TestReadClaimAbsoluteTest(t *testing.T) {
 		{"sign test, not significant on 4 forks",
 			record.Verdict{Status: stats.Inconclusive, Ratio: 4, Low: 4, High: 4, P: 0.0625, Level: 0.05,
 				Reason: "at the only point: the median of webflux distinct_threads = 4 (90% CI 4–4): one-sided sign test p=0.062 for ≤ 4 is not ≤ 0.05"},
-			"value 4.00 (90% CI 4.00–4.00), one-sided sign test p = 0.062"},
+			"value 4.00 (90% CI 4.00–4.00: the forks agree to the digits shown), one-sided sign test p = 0.062"},
 		{"signed-rank test named by the reason",
 			record.Verdict{Status: stats.Supported, Ratio: 3, Low: 3, High: 3.5, P: 0.031, Level: 0.05,
 				Reason: "supported: ... one-sided Wilcoxon signed-rank test on the log scale p=0.031"},
 			"value 3.00 (90% CI 3.00–3.50), one-sided Wilcoxon signed-rank test p = 0.031"},
 		{"no p recorded (an older run): the value alone",
 			record.Verdict{Status: stats.Supported, Ratio: 4, Low: 4, High: 4, Level: 0.05, Reason: "one-sided sign test"},
-			"value 4.00 (90% CI 4.00–4.00)"},
+			"value 4.00 (90% CI 4.00–4.00: the forks agree to the digits shown)"},
 		{"a p but no test named: nothing guessed",
 			record.Verdict{Status: stats.Supported, Ratio: 4, Low: 4, High: 4, P: 0.03, Level: 0.05, Reason: "supported"},
-			"value 4.00 (90% CI 4.00–4.00)"},
+			"value 4.00 (90% CI 4.00–4.00: the forks agree to the digits shown)"},
 	} {
 		if got := readClaim(tc.x, c, seedFigure{}).Size; got != tc.want {
 			t.Errorf("%s: size = %q, want %q", tc.why, got, tc.want)
@@ -272,5 +272,24 @@ func TestNotSteadyClaimSaysWhy(t *testing.T) {
 	x.Reason = "at the only point: …"
 	if got := claimText(x, r); !strings.Contains(got, "significantly ahead") {
 		t.Errorf("an open claim with its forks steady lost its direction text: %q", got)
+	}
+}
+
+// TestCIText: an interval whose ends print alike says that the forks
+// agree, so "0.333–0.333" does not read as a rendering bug; any other
+// interval is printed as it is.
+func TestCIText(t *testing.T) {
+	x := record.Verdict{Level: 0.05}
+	for _, tt := range []struct {
+		low, high float64
+		want, why string
+	}{
+		{1.0, 1.15, "90% CI 1.00–1.15", "a spread interval: its two ends"},
+		{0.3333, 0.3334, "90% CI 0.333–0.333: the forks agree to the digits shown", "ends alike once printed: said, not left for a bug"},
+		{0, 0, "90% CI 0–0: the forks agree to the digits shown", "every fork 0"},
+	} {
+		if got := ciText(x, tt.low, tt.high); got != tt.want {
+			t.Errorf("ciText(%v, %v) = %q, want %q (%s)", tt.low, tt.high, got, tt.want, tt.why)
+		}
 	}
 }
