@@ -152,6 +152,9 @@ func TestRunEndToEnd(t *testing.T) {
 		if !tr.Valid || tr.Requests != 40 || tr.Errors != 0 || tr.DistinctThreads == 0 {
 			t.Errorf("trial row %+v: want a valid burst of 40 with threads counted", tr)
 		}
+		if tr.HostSpinNs <= 0 {
+			t.Errorf("trial %d of %s: host_spin_ns %v, want the host speed probe taken before the window", tr.Trial, tr.Variant, tr.HostSpinNs)
+		}
 	}
 	var fastWall, slowWall float64
 	for _, sm := range r.Summary {

@@ -109,6 +109,27 @@ func TestRunSmokeSpring(t *testing.T) {
 	if len(byVariant) != 3 || len(trials) != 3 {
 		t.Errorf("got %d trials over %d variants; want 1 per variant for platform, virtual, webflux", len(trials), len(byVariant))
 	}
+	// A real Spring Boot target serves Micrometer's JIT counter, which the
+	// sampler reads into series.csv's jit_ms (a burst's second has one row),
+	// and every window is preceded by the host speed probe.
+	series, err := record.ReadCSV[record.Sample](runDir, record.SeriesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jit := map[string]bool{}
+	for _, x := range series {
+		jit[x.Variant] = jit[x.Variant] || x.JITMs.OK()
+	}
+	for v := range byVariant {
+		if !jit[v] {
+			t.Errorf("%s: no second of series.csv has jit_ms: jvm_compilation_time_ms_total was not read from the target", v)
+		}
+	}
+	for _, tr := range trials {
+		if tr.HostSpinNs <= 0 {
+			t.Errorf("%s trial %d: host_spin_ns %v, want the host speed probe", tr.Variant, tr.Trial, tr.HostSpinNs)
+		}
+	}
 	if !strings.Contains(out.String(), "report: ") || !strings.Contains(out.String(), "data:   ") {
 		t.Errorf("the run does not say where its results are:\n%s", out.String())
 	}

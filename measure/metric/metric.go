@@ -93,13 +93,14 @@ var (
 	byGauge = []string{"scrape_failed", "malformed_metrics"}
 	// byGC: the growth of a GC counter, read at every scrape.
 	byGC = []string{"scrape_failed", "malformed_metrics", "no_gc_baseline", "counter_reset"}
-	// byPinned: a counter that a failed scrape in the middle of the window
+	// byCounter: a cumulative counter read as its growth (pinned events, JIT
+	// time) that a failed scrape in the middle of the window
 	// does not spoil (the next good scrape's delta covers the gap); it
 	// needs the baseline and the last scrape. This matters because pinning
 	// starves the scrape itself: on JDK 21 a burst of pinned virtual
 	// threads holds every carrier, and the actuator's request (a virtual
 	// thread too) waits behind them past its time-out.
-	byPinned = []string{"malformed_metrics", "no_gc_baseline", "counter_reset", "final_scrape_failed"}
+	byCounter = []string{"malformed_metrics", "no_gc_baseline", "counter_reset", "final_scrape_failed"}
 )
 
 // Def defines one numeric trials.csv column.
@@ -219,7 +220,7 @@ var Defs = []Def{
 		Value: func(t record.Trial) float64 { return float64(t.PeakVirtualThreads) }},
 	{Name: "peak_hikari_pending", Label: "threads waiting for a pooled connection (peak)", Kind: Resource, Whole: true, Claim: true, SpoiledBy: byGauge, NoWarmup: true, Source: "telemetry: highest hikaricp_connections_pending of the per-second scrapes",
 		Value: func(t record.Trial) float64 { return float64(t.PeakHikariPending) }},
-	{Name: "pinned_events", Label: "virtual threads pinned (JFR events)", Kind: Resource, Whole: true, Claim: true, SpoiledBy: byPinned, NoWarmup: true, Source: "telemetry: growth of threadlab_virtual_pinned_total over the window, the jdk.VirtualThreadPinned events (JFR, 20 ms threshold) the spring-mvc target counts with a RecordingStream when threadlab.pinned-events.enabled=true; 0 for any other target",
+	{Name: "pinned_events", Label: "virtual threads pinned (JFR events)", Kind: Resource, Whole: true, Claim: true, SpoiledBy: byCounter, NoWarmup: true, Source: "telemetry: growth of threadlab_virtual_pinned_total over the window, the jdk.VirtualThreadPinned events (JFR, 20 ms threshold) the spring-mvc target counts with a RecordingStream when threadlab.pinned-events.enabled=true; 0 for any other target",
 		Value: func(t record.Trial) float64 { return float64(t.PinnedEvents) }},
 	{Name: "gen_cpu_pct", Label: "generator CPU (% of one core)", Unit: OneCore, Kind: Resource, PerCore: true, Claim: true, Default: InTrials, Head: "generator CPU (% of one core)", Source: "telemetry: load generator CPU (a saturated generator measures itself)",
 		Value: func(t record.Trial) float64 { return t.GenCPUPct }},
@@ -239,6 +240,8 @@ var Defs = []Def{
 		Value: func(t record.Trial) float64 { return t.HostOutsidePct }},
 	{Name: "host_steal_pct", Label: "CPU stolen by the hypervisor during the window (% of one core)", Unit: OneCore, Kind: Host, PerCore: true, NoWarmup: true, Source: "series: steal time averaged over the window (the in-trial noise gate)",
 		Value: func(t record.Trial) float64 { return t.HostStealPct }},
+	{Name: "host_spin_ns", Label: "host speed probe before the window, per 1000 steps, lower is faster (ns)", Unit: "ns", Kind: Host, NoWarmup: true, Source: "pipeline: a fixed chain of dependent integer steps on this machine just before the window, the fastest of 7 runs (telemetry.SpinNs), so a change in the virtual CPU's own speed, which steal does not show, is told from a change in the target; 0 for a target on another host and in runs recorded before the column",
+		Value: func(t record.Trial) float64 { return t.HostSpinNs }},
 	{Name: "cooldown_ms", Label: "cool-down wait (ms)", Unit: "ms", Kind: Duration, NoWarmup: true, Source: "pipeline: time waited for the host to go quiet",
 		Value: func(t record.Trial) float64 { return t.CoolDownMs }},
 	{Name: "startup_ms", Label: "target start-up (ms)", Unit: "ms", Kind: Duration, NoWarmup: true, Source: "pipeline: start of the target to its ready probe",
@@ -252,6 +255,13 @@ var Defs = []Def{
 		Value: func(t record.Trial) float64 { return t.TargetCPUSec }},
 	{Name: "target_cpu_ms_per_req", Label: "target CPU per request (CPU-ms)", Unit: "CPU-ms", Kind: Resource, Claim: true, SpoiledBy: []string{"cpu_window_lost"}, OwnSteady: true, Source: "telemetry: target_cpu_s over the requests the trial completed in all its groups (the target served them all), in milliseconds: what a request costs the server",
 		Value: func(t record.Trial) float64 { return t.TargetCPUMsPerReq }},
+	// JIT compilation time (wave 3): a fork whose level moves while the JIT
+	// is still compiling is warming up, one whose level moves without it
+	// is not (cpu-bound 20261203T102928Z: 30-40% steps in per-request CPU
+	// on a flat host). Shown when asked for and in the steady-state table:
+	// runs recorded before the column lack it.
+	{Name: "jit_ms", Label: "JIT compilation time (ms)", Unit: "ms", Kind: Resource, Claim: true, SpoiledBy: byCounter, Events: true, Source: "telemetry: growth of jvm_compilation_time_ms_total over the window (Micrometer's JvmCompilationMetrics: the JVM's CompilationMXBean, compile time summed over the JIT's threads); 0 for a target without the counter",
+		Value: func(t record.Trial) float64 { return t.JITMs }},
 }
 
 // Lookup returns the definition of a trials.csv metric by name.
@@ -438,6 +448,8 @@ var Series = []SeriesDef{
 		Value: func(s record.Sample) float64 { return float64(s.HostStealPct) }},
 	{Name: "virtual_threads", Label: "virtual threads handling requests", Kind: Resource, SpoiledBy: byGauge, Source: "telemetry: threadlab_virtual_inflight at the second's scrape (built-in targets)",
 		Value: func(s record.Sample) float64 { return float64(s.VirtualThreads) }},
+	{Name: "jit_ms", Label: "JIT compilation time in the second (ms)", Unit: "ms", Kind: Resource, SpoiledBy: byCounter, Source: "telemetry: growth of jvm_compilation_time_ms_total since the previous scrape",
+		Value: func(s record.Sample) float64 { return float64(s.JITMs) }},
 }
 
 // LookupSeries returns the definition of a series.csv column by name.

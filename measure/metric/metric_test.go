@@ -182,10 +182,10 @@ func TestSpoiled(t *testing.T) {
 		{"pid_unreadable", process, "so does a pid unreadable from the start"},
 		{"pid_reused", process, "and a pid that now names another process"},
 		{"scrape_failed", gauges, "a failed scrape spoils every JVM gauge and GC delta, not the pinned counter"},
-		{"malformed_metrics", append(slices.Clone(gauges), "pinned_events"), "a malformed scrape spoils everything read from it"},
-		{"no_gc_baseline", []string{"gc_count", "gc_pause_ms", "pinned_events"}, "counters read as growth need their baseline"},
-		{"counter_reset", []string{"gc_count", "gc_pause_ms", "pinned_events"}, "a counter that went backwards spoils its growth"},
-		{"final_scrape_failed", []string{"pinned_events"}, "the pinned counter needs the last scrape; the GC deltas are per interval"},
+		{"malformed_metrics", append(slices.Clone(gauges), "pinned_events", "jit_ms"), "a malformed scrape spoils everything read from it"},
+		{"no_gc_baseline", []string{"gc_count", "gc_pause_ms", "pinned_events", "jit_ms"}, "counters read as growth need their baseline"},
+		{"counter_reset", []string{"gc_count", "gc_pause_ms", "pinned_events", "jit_ms"}, "a counter that went backwards spoils its growth"},
+		{"final_scrape_failed", []string{"pinned_events", "jit_ms"}, "the pinned and JIT counters need the last scrape; the GC deltas are per interval"},
 		{"unknown", nil, "an unknown code spoils nothing"},
 	}
 	for _, tt := range tests {
@@ -344,6 +344,8 @@ func TestWarmsUp(t *testing.T) {
 		{"startup_ms", false, "one value per fork, the same for each of its iterations"},
 		{"target_cpu_s", true, "CPU-seconds per trial: JIT compiler threads burn CPU during warm-up, as target_cpu_pct"},
 		{"target_cpu_ms_per_req", true, "CPU per request falls as the request path is compiled"},
+		{"jit_ms", true, "the JIT's own work: it is the warm-up, and falls as the request path is compiled"},
+		{"host_spin_ns", false, "the machine's speed, timed by threadlab while the target idles"},
 	}
 	seen := map[string]bool{}
 	for _, r := range rows {

@@ -17,6 +17,7 @@ type Peaks struct {
 	VirtualThreads float64 // highest count of requests on virtual threads
 	HikariPending  float64 // highest count of threads waiting for a pooled connection
 	PinnedEvents   float64 // jdk.VirtualThreadPinned events over the window
+	JITMs          float64 // JIT compilation time over the window, ms
 }
 
 // Summarize reduces a window's samples to its Peaks. The JVM figures come
@@ -44,6 +45,9 @@ func Summarize(samples []Sample) Peaks {
 		p.VirtualThreads = max(p.VirtualThreads, x.VirtualThreads)
 		p.HikariPending = max(p.HikariPending, x.HikariPending)
 		p.PinnedEvents += x.PinnedEvents
+		if x.JIT {
+			p.JITMs += x.JITMs
+		}
 	}
 	p.GCCount = math.Round(p.GCCount) // a sum of counter deltas: whole pauses
 	p.PinnedEvents = math.Round(p.PinnedEvents)

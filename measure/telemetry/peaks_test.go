@@ -31,6 +31,10 @@ func TestSummarize(t *testing.T) {
 			[]Sample{{Dur: 1, JVM: true, PinnedEvents: 12, Pinned: true}, {Dur: 1, JVM: true, PinnedEvents: 4, Pinned: true}, {Dur: 1, PinnedEvents: 99}},
 			Peaks{PinnedEvents: 16},
 			"a counter: 12 + 4 over the scraped seconds; a second without a scrape adds nothing"},
+		{"JIT time",
+			[]Sample{{Dur: 1, JVM: true, JITMs: 40, JIT: true}, {Dur: 1, JVM: true, JITMs: 2.5, JIT: true}, {Dur: 1, JVM: true, JITMs: 99}},
+			Peaks{JITMs: 42.5},
+			"a counter: 40 + 2.5 ms over the seconds whose scrape had it; a scrape without the counter adds nothing"},
 		{"short last interval",
 			[]Sample{full(70, 1, 0, 0, 1, 0, 0), {Dur: 0.1, CPUUserPct: 400, JVM: true, HeapUsedMB: 2}},
 			Peaks{CPUPct: 70, HeapMB: 2, LiveThreads: 1},
@@ -62,7 +66,7 @@ func TestServerColumnsHaveFlags(t *testing.T) {
 			t.Errorf("trials.csv column %s comes from the sampler but no flag spoils it: name its flags in SpoiledBy of its metric.Def", d.Name)
 		}
 	}
-	for _, col := range []string{"peak_heap_mb", "gc_count", "gc_pause_ms", "jvm_live_threads", "peak_virtual_threads", "peak_hikari_pending", "pinned_events"} {
+	for _, col := range []string{"peak_heap_mb", "gc_count", "gc_pause_ms", "jvm_live_threads", "peak_virtual_threads", "peak_hikari_pending", "pinned_events", "jit_ms"} {
 		if _, ok := metric.Lookup(col); !ok {
 			t.Errorf("%s is no trials.csv column (measure/metric)", col)
 		}

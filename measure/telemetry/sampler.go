@@ -71,7 +71,15 @@ type Sample struct {
 	// counter, which tells a measured 0 from a target that does not count.
 	PinnedEvents float64 `json:"pinned_events" csv:"pinned_events"`
 	Pinned       bool    `json:"pinned" csv:"pinned"`
-	GenCPUPct    float64 `json:"gen_cpu_pct" csv:"gen_cpu_pct"` // this process (the generator), % of one core
+	// JITMs is the growth in this interval of jvm_compilation_time_ms_total
+	// (Micrometer's JvmCompilationMetrics, the JVM's CompilationMXBean): the
+	// time the JIT compilers spent compiling, summed over their threads, in
+	// ms. It tells a fork that is still compiling from one whose level moved
+	// for another reason (JMH's -prof comp reports the same per iteration).
+	// JIT is true when the scrape had the counter.
+	JITMs     float64 `json:"jit_ms" csv:"jit_ms"`
+	JIT       bool    `json:"jit" csv:"jit"`
+	GenCPUPct float64 `json:"gen_cpu_pct" csv:"gen_cpu_pct"` // this process (the generator), % of one core
 	// HostCPUPct is CPU used on the host outside threadlab: the CPU time of
 	// every process but this one and those of the experiment's own process
 	// groups (the target's, see Options.Groups), kernel threads included,
@@ -96,6 +104,7 @@ const (
 	mPending = "hikaricp_connections_pending"
 	mVirtual = "threadlab_virtual_inflight"     // the built-in targets' own gauge (env/targets)
 	mPinned  = "threadlab_virtual_pinned_total" // jdk.VirtualThreadPinned events counted in the spring-mvc target
+	mJIT     = "jvm_compilation_time_ms_total"  // Micrometer's JvmCompilationMetrics (Spring Boot's actuator binds it)
 )
 
 const mib = 1 << 20
@@ -147,6 +156,8 @@ type counters struct {
 	count, sumSec float64
 	pinned        float64
 	pinnedOK      bool
+	jit           float64
+	jitOK         bool
 }
 
 // Start samples pid every interval until Stop or until ctx ends. metricsURL
@@ -418,13 +429,21 @@ func (s *Sampler) jvm(ctx context.Context, x *Sample) {
 			}
 			x.PinnedEvents, x.Pinned = dp, true
 		}
+		if cur.jitOK && s.gc.jitOK {
+			dj, reset := CounterDelta(cur.jit, s.gc.jit)
+			if reset {
+				s.warnOnce(FlagCounterReset, "metrics: the JIT compilation-time counter went backwards at t=%.1fs (JVM restarted?); counted from zero", x.T+x.Dur)
+			}
+			x.JITMs, x.JIT = dj, true
+		}
 	}
 	s.gc = cur
 }
 
 func gcCounters(m map[string]float64) *counters {
 	p, ok := m[mPinned]
-	return &counters{count: m[mGCCount], sumSec: m[mGCSum], pinned: p, pinnedOK: ok}
+	j, jok := m[mJIT]
+	return &counters{count: m[mGCCount], sumSec: m[mGCSum], pinned: p, pinnedOK: ok, jit: j, jitOK: jok}
 }
 
 // CounterDelta is how much a cumulative counter grew between two readings.

@@ -20,8 +20,8 @@ import (
 )
 
 // fakeJVM serves Prometheus text whose GC counters grow by 2 pauses and
-// 10 ms per scrape, and its pinned-event counter by 3, as a JVM collecting
-// (and pinning) steadily would, and restart from a small value at scrape
+// 10 ms per scrape, its pinned-event counter by 3 and its JIT time by 7 ms,
+// as a JVM collecting (pinning, compiling) steadily would, and restart from a small value at scrape
 // number resetAt (a JVM that restarted).
 type fakeJVM struct {
 	scrapes atomic.Int64
@@ -30,9 +30,9 @@ type fakeJVM struct {
 
 func (f *fakeJVM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := f.scrapes.Add(1) // 1 is the sampler's baseline scrape
-	count, sum, pinned := float64(100+2*n), 1.0+0.010*float64(n), float64(50+3*n)
+	count, sum, pinned, jit := float64(100+2*n), 1.0+0.010*float64(n), float64(50+3*n), float64(9000+7*n)
 	if f.resetAt > 0 && n >= f.resetAt {
-		count, sum, pinned = float64(1+2*(n-f.resetAt)), 0.005+0.010*float64(n-f.resetAt), float64(1+3*(n-f.resetAt))
+		count, sum, pinned, jit = float64(1+2*(n-f.resetAt)), 0.005+0.010*float64(n-f.resetAt), float64(1+3*(n-f.resetAt)), float64(2+7*(n-f.resetAt))
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	fmt.Fprintf(w, `# TYPE jvm_threads_live_threads gauge
@@ -47,8 +47,10 @@ hikaricp_connections_active{pool="HikariPool-1"} 4.0
 hikaricp_connections_pending{pool="HikariPool-1"} 9.0
 threadlab_virtual_inflight 7.0
 threadlab_virtual_pinned_total %g
+# TYPE jvm_compilation_time_ms_total counter
+jvm_compilation_time_ms_total{compiler="HotSpot 64-Bit Tiered Compilers"} %g
 a malformed line
-`, count, sum, pinned)
+`, count, sum, pinned, jit)
 }
 
 // burn keeps one core busy until stop is closed, so the sampled process
@@ -129,15 +131,18 @@ func TestSamplerOnSelf(t *testing.T) {
 		// the running total (102, 104, ...). At scrape 5 the JVM "restarted"
 		// and reports 1 pause / 5 ms since: the delta is that, not negative.
 		// The pinned-event counter likewise: +3 a scrape, 1 after the restart.
-		wantCount, wantMs, wantPinned := 2.0, 10.0, 3.0
+		wantCount, wantMs, wantPinned, wantJIT := 2.0, 10.0, 3.0, 7.0
 		if i+2 == int(jvm.resetAt) {
-			wantCount, wantMs, wantPinned = 1, 5, 1
+			wantCount, wantMs, wantPinned, wantJIT = 1, 5, 1, 2
 		}
 		if x.GCCount != wantCount || math.Abs(x.GCPauseMs-wantMs) > 1e-6 {
 			t.Errorf("sample %d: gc %v pauses %v ms, want %v and %v", i, x.GCCount, x.GCPauseMs, wantCount, wantMs)
 		}
 		if !x.Pinned || x.PinnedEvents != wantPinned {
 			t.Errorf("sample %d: pinned events %v (counter seen %v), want %v", i, x.PinnedEvents, x.Pinned, wantPinned)
+		}
+		if !x.JIT || x.JITMs != wantJIT {
+			t.Errorf("sample %d: JIT %v ms (counter seen %v), want %v: the growth of the compile-time counter, not its total", i, x.JITMs, x.JIT, wantJIT)
 		}
 		// Host figures are % of one core: at most 100 per CPU.
 		if lim := 100 * float64(runtime.NumCPU()); x.HostCPUPct < 0 || x.HostCPUPct > lim || x.HostStealPct < 0 || x.HostStealPct > lim {
@@ -317,8 +322,8 @@ func TestSamplerWithoutPinnedCounter(t *testing.T) {
 		t.Fatalf("%d samples", len(samples))
 	}
 	for i, x := range samples {
-		if !x.JVM || x.Pinned || x.PinnedEvents != 0 || x.GCCount != 1 {
-			t.Errorf("sample %d: jvm %v pinned %v (%v events), gc %v; want a scrape without the pinned counter and 1 pause", i, x.JVM, x.Pinned, x.PinnedEvents, x.GCCount)
+		if !x.JVM || x.Pinned || x.PinnedEvents != 0 || x.GCCount != 1 || x.JIT || x.JITMs != 0 {
+			t.Errorf("sample %d: jvm %v pinned %v (%v events), jit %v (%v ms), gc %v; want a scrape without the pinned or JIT counters and 1 pause", i, x.JVM, x.Pinned, x.PinnedEvents, x.JIT, x.JITMs, x.GCCount)
 		}
 	}
 }

@@ -290,6 +290,10 @@ func (l *Loop) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan) 
 	if p := l.Progress; p != nil {
 		plan.OnTick = p.Tick
 	}
+	spin := 0.0
+	if !l.OtherHost { // the probe times this machine: a target elsewhere runs on another CPU
+		spin = telemetry.SpinNs()
+	}
 	w, err := l.Hooks.Measure(ctx, t, plan)
 	if err != nil {
 		return record.Trial{}, fmt.Errorf("%s fork %d iteration %d: %w", j.Cell.Variant.Name, f.fork, it, err)
@@ -305,6 +309,7 @@ func (l *Loop) iterate(ctx context.Context, f *forkRun, it int, plan load.Plan) 
 	for i := range rows {
 		rows[i].Trial, rows[i].Fork, rows[i].Iteration, rows[i].Retry = c.Trial, f.fork, it, f.retry
 		rows[i].HostBusyPct, rows[i].CoolDownMs = f.busy, ms(f.waited)
+		rows[i].HostSpinNs = spin
 		if it == 1 {
 			rows[i].StartupMs = ms(f.startup)
 		}

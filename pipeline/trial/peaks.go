@@ -24,4 +24,5 @@ func setPeaks(r *record.Trial, g load.GroupResult, p telemetry.Peaks) {
 	r.PeakVirtualThreads = int(math.Round(p.VirtualThreads))
 	r.PeakHikariPending = int(math.Round(p.HikariPending))
 	r.PinnedEvents = int64(math.Round(p.PinnedEvents))
+	r.JITMs = p.JITMs
 }

@@ -94,7 +94,7 @@ func SeriesRows(j replicate.Job, trial, fork, it int, res *load.Result, samples 
 			r := record.Sample{Variant: j.Cell.Variant.Name, Point: j.Cell.PointString(), Trial: trial, Fork: fork, Iteration: it, Group: gr.Name,
 				T: float64(sec.T), Requests: sec.Requests, Errors: sec.Errors, P50Ms: sec.P50Ms, P99Ms: sec.P99Ms,
 				TargetCPUPct: m, TargetRSSMB: m, OSThreads: m, JVMThreads: m, VirtualThreads: m, HeapUsedMB: m, GCCount: m, GCPauseMs: m,
-				HikariActive: m, HikariPending: m, GenCPUPct: m, HostCPUPct: m, HostStealPct: m}
+				HikariActive: m, HikariPending: m, GenCPUPct: m, HostCPUPct: m, HostStealPct: m, JITMs: m}
 			if x, ok := bySec[sec.T]; ok {
 				r.TargetCPUPct, r.TargetRSSMB, r.OSThreads = g(x.CPUUserPct+x.CPUSysPct), g(x.RSSMB), g(float64(x.Threads))
 				r.GenCPUPct, r.HostCPUPct, r.HostStealPct = g(x.GenCPUPct), g(x.HostCPUPct), g(x.HostStealPct)
@@ -103,6 +103,9 @@ func SeriesRows(j replicate.Job, trial, fork, it int, res *load.Result, samples 
 					r.HikariActive, r.HikariPending = g(x.HikariActive), g(x.HikariPending)
 					if x.Virtual {
 						r.VirtualThreads = g(x.VirtualThreads)
+					}
+					if x.JIT {
+						r.JITMs = g(x.JITMs)
 					}
 				}
 			}

@@ -33,6 +33,12 @@ type steadyView struct {
 	// do not warm up ("" for runs judged before per-metric selection).
 	Every  string
 	Charts []*chart // each cell's forks, steady start marked
+	// JIT is true when the run measured the JIT's compile time (series.csv
+	// has jit_ms), so the table has its column.
+	JIT bool
+	// Spin is true when the run probed the host's speed before its windows
+	// (trials.csv host_spin_ns), so the table has its column.
+	Spin bool
 	// Own are the metrics with their own steady state that the run's
 	// claims read (steady.json own: the target's CPU), each classified
 	// again on its own series.
@@ -45,6 +51,7 @@ type ownSteadyView struct {
 	Rule          string // as steadyView's, for the shared table
 	Sweep         bool
 	Rows          []steadyRow
+	JIT, Spin     bool // no JIT or spin column: the primary's table has them
 }
 
 // firstView is steady.json's first_iteration for the template.
@@ -67,6 +74,8 @@ type steadyRow struct {
 	Basis                            string // what the forks were classified on: "iterations", "seconds", ...
 	Steady                           int    // forks the verdicts use
 	Dropped                          string // forks excluded for never reaching a steady state, "2, 5"
+	JIT                              string // how often the JIT compiled in the cell's measured windows (jitNote); "" when not measured
+	Spin                             string // the host speed probe over the cell's measured windows (spinNote); "" when not probed
 }
 
 // Steady returns the steady-state table, or nil when the run has no
@@ -103,6 +112,15 @@ func (v *runView) Steady() *steadyView {
 	out.Rows = v.steadyRows(st.Cells, st.Rule)
 	if len(out.Rows) == 0 {
 		return nil
+	}
+	if out.JIT = v.jitMeasured(); out.JIT {
+		for i, r := range out.Rows {
+			out.Rows[i].JIT = v.jitNote(r.Variant, r.Point)
+		}
+	}
+	for i, r := range out.Rows {
+		out.Rows[i].Spin = v.spinNote(r.Variant, r.Point)
+		out.Spin = out.Spin || out.Rows[i].Spin != ""
 	}
 	for _, o := range st.Own {
 		if rows := v.steadyRows(o.Cells, st.Rule); len(rows) > 0 {
@@ -213,6 +231,74 @@ func warmupSummary(c record.SteadyCell) string {
 		s += fmt.Sprintf("; %d did not wait for it", unwaited)
 	}
 	return s
+}
+
+// jitMeasured reports whether the run recorded the JIT's compile time:
+// some second of series.csv has jit_ms (runs before the column, and
+// targets without Micrometer's compilation counter, have none).
+func (v *runView) jitMeasured() bool {
+	for _, x := range v.run.Series {
+		if x.JITMs.OK() {
+			return true
+		}
+	}
+	return false
+}
+
+// jitNote says how often the JIT was still compiling in a cell's valid
+// measured windows (trials.csv jit_ms, the measured group's rows): "12 of
+// 70 windows, 3.1 ms a window". Compilation in a window after the warm-up
+// means the code the requests run was still changing (a level shift with
+// it is the JIT's; one without it is not), which is what JMH's -prof comp
+// shows per iteration.
+func (v *runView) jitNote(variant, point string) string {
+	n, busy, sum := 0, 0, 0.0
+	for _, t := range v.measuredWindows(variant, point) {
+		n++
+		sum += t.JITMs
+		if t.JITMs > 0 {
+			busy++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d windows, %s ms a window", busy, n, num(sum/float64(n)))
+}
+
+// measuredWindows are a cell's valid trials of the measured group: the
+// windows its verdicts draw on.
+func (v *runView) measuredWindows(variant, point string) []record.Trial {
+	var out []record.Trial
+	for _, t := range v.run.Trials {
+		if t.Variant == variant && t.Point == point && t.Valid && (v.run.Meta.Measured == "" || t.Group == v.run.Meta.Measured) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// spinNote is the host speed probe over a cell's measured windows: the
+// median and the range of host_spin_ns, "612 (598–640) ns". A range much
+// wider than the probe's own jitter (a few %) says the machine itself ran
+// at another speed in some windows, which steal does not show; "" when no
+// window was probed (a target on another host, a run before the column).
+func (v *runView) spinNote(variant, point string) string {
+	var xs []float64
+	for _, t := range v.measuredWindows(variant, point) {
+		if t.HostSpinNs > 0 {
+			xs = append(xs, t.HostSpinNs)
+		}
+	}
+	if len(xs) == 0 {
+		return ""
+	}
+	slices.Sort(xs)
+	med := xs[len(xs)/2]
+	if len(xs)%2 == 0 {
+		med = (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
+	}
+	return fmt.Sprintf("%s (%s–%s) ns", num(med), num(xs[0]), num(xs[len(xs)-1]))
 }
 
 func joinInts(xs []int) string {

@@ -101,3 +101,103 @@ func TestSteadyOwn(t *testing.T) {
 		}
 	}
 }
+
+// TestSteadyJIT: the steady-state table says how often the JIT was still
+// compiling in each cell's valid measured windows, when the run measured it
+// (series.csv has jit_ms), and has no such column for a run without it
+// (before the column, or a target without the counter), where trials.csv's
+// jit_ms reads 0 and would claim "never compiling" untruthfully.
+func TestSteadyJIT(t *testing.T) {
+	dir := t.TempDir()
+	st := record.Steady{Metric: "wall_ms", Rule: verdicts.SteadyRule, Cells: []record.SteadyCell{
+		{Variant: "a", Group: "main", Consistency: "flat"}, {Variant: "b", Group: "main", Consistency: "flat"}}}
+	if err := record.WriteJSON(dir, record.SteadyFile, st); err != nil {
+		t.Fatal(err)
+	}
+	trial := func(v, group string, valid bool, jit float64) record.Trial {
+		return record.Trial{Variant: v, Group: group, Valid: valid, JITMs: jit}
+	}
+	trials := []record.Trial{
+		trial("a", "main", true, 12), trial("a", "main", true, 0), trial("a", "main", true, 3), trial("a", "main", true, 0),
+		trial("a", "main", false, 500),     // invalid: not a measured window
+		trial("a", "background", true, 90), // another group: the server's figure again
+		trial("b", "main", true, 0), trial("b", "main", true, 0),
+	}
+	tests := []struct {
+		why      string
+		series   []record.Sample
+		wantA    string
+		wantB    string
+		wantHead bool
+	}{
+		{"measured: 2 of a's 4 valid main windows compiled, 15 ms over 4; b none",
+			[]record.Sample{{JITMs: record.Missing()}, {JITMs: 0}}, "2 of 4 windows, 3.75 ms a window", "0 of 2 windows, 0 ms a window", true},
+		{"not measured: every second of series.csv lacks jit_ms, no column",
+			[]record.Sample{{JITMs: record.Missing()}}, "", "", false},
+	}
+	for _, tt := range tests {
+		r := &record.Run{Dir: dir, Meta: record.Meta{Measured: "main"}, Trials: trials, Series: tt.series}
+		got := (&runView{run: r}).Steady()
+		if got == nil || len(got.Rows) != 2 {
+			t.Fatalf("%s: steady view %+v", tt.why, got)
+		}
+		if got.JIT != tt.wantHead || got.Rows[0].JIT != tt.wantA || got.Rows[1].JIT != tt.wantB {
+			t.Errorf("%s: column %v, a %q, b %q; want %v, %q, %q", tt.why, got.JIT, got.Rows[0].JIT, got.Rows[1].JIT, tt.wantHead, tt.wantA, tt.wantB)
+		}
+		var out strings.Builder
+		if err := pages.ExecuteTemplate(&out, "steady", &runView{run: r}); err != nil {
+			t.Fatal(err)
+		}
+		if has := strings.Contains(out.String(), "<th>JIT compiling</th>"); has != tt.wantHead {
+			t.Errorf("%s: the table's JIT column shown %v, want %v", tt.why, has, tt.wantHead)
+		}
+	}
+}
+
+// TestSteadySpin: the steady-state table gives the host speed probe's
+// median and range over each cell's measured windows (valid, measured
+// group), "–" for a cell whose windows were not probed, and no column for a
+// run without the probe (before the column, or a target on another host).
+func TestSteadySpin(t *testing.T) {
+	dir := t.TempDir()
+	st := record.Steady{Metric: "wall_ms", Rule: verdicts.SteadyRule, Cells: []record.SteadyCell{
+		{Variant: "a", Group: "main", Consistency: "flat"}, {Variant: "b", Group: "main", Consistency: "flat"}}}
+	if err := record.WriteJSON(dir, record.SteadyFile, st); err != nil {
+		t.Fatal(err)
+	}
+	trial := func(v, group string, valid bool, spin float64) record.Trial {
+		return record.Trial{Variant: v, Group: group, Valid: valid, HostSpinNs: spin}
+	}
+	probed := []record.Trial{
+		trial("a", "main", true, 600), trial("a", "main", true, 700), trial("a", "main", true, 620), trial("a", "main", true, 610),
+		trial("a", "main", false, 9000),    // invalid: not a window the verdicts read
+		trial("a", "background", true, 10), // another group
+		trial("b", "main", true, 0),        // b not probed
+	}
+	unprobed := []record.Trial{trial("a", "main", true, 0), trial("b", "main", true, 0)}
+	for _, tt := range []struct {
+		why          string
+		trials       []record.Trial
+		wantA, wantB string
+		wantColumn   bool
+	}{
+		{"probed: a's median of 600, 610, 620, 700 and its range; b unprobed", probed, "615 (600–700) ns", "", true},
+		{"no window probed: no column", unprobed, "", "", false},
+	} {
+		r := &record.Run{Dir: dir, Meta: record.Meta{Measured: "main"}, Trials: tt.trials}
+		got := (&runView{run: r}).Steady()
+		if got == nil || len(got.Rows) != 2 {
+			t.Fatalf("%s: steady view %+v", tt.why, got)
+		}
+		if got.Spin != tt.wantColumn || got.Rows[0].Spin != tt.wantA || got.Rows[1].Spin != tt.wantB {
+			t.Errorf("%s: column %v, a %q, b %q; want %v, %q, %q", tt.why, got.Spin, got.Rows[0].Spin, got.Rows[1].Spin, tt.wantColumn, tt.wantA, tt.wantB)
+		}
+		var out strings.Builder
+		if err := pages.ExecuteTemplate(&out, "steady", &runView{run: r}); err != nil {
+			t.Fatal(err)
+		}
+		if has := strings.Contains(out.String(), "<th>host speed probe</th>"); has != tt.wantColumn {
+			t.Errorf("%s: the spin column shown %v, want %v", tt.why, has, tt.wantColumn)
+		}
+	}
+}

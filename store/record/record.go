@@ -136,6 +136,16 @@ type Trial struct {
 	// before the columns (issue 25).
 	TargetCPUSec      float64 `csv:"target_cpu_s"`
 	TargetCPUMsPerReq float64 `csv:"target_cpu_ms_per_req"`
+	// JITMs is the time the JVM's JIT compilers spent compiling during the
+	// window, ms (growth of jvm_compilation_time_ms_total; JMH's -prof comp
+	// reads the same). 0 for a target without the counter and in runs
+	// recorded before the column: series.csv's jit_ms is empty there.
+	JITMs float64 `csv:"jit_ms"`
+	// HostSpinNs is the host speed probe just before the window
+	// (telemetry.SpinNs: a fixed integer workload's fastest run, ns per
+	// 1000 steps; lower is faster). 0 when not probed: a target on another
+	// host, and runs recorded before the column.
+	HostSpinNs float64 `csv:"host_spin_ns"`
 }
 
 // Key identifies the cell a trial belongs to.
@@ -177,6 +187,10 @@ type Sample struct {
 	// Empty for a target without the gauge and in runs recorded before
 	// the column (ReadCSV leaves a Gauge column the file lacks missing).
 	VirtualThreads Gauge `csv:"virtual_threads"`
+	// JITMs is the time the JVM's JIT compilers spent compiling in the
+	// second (jvm_compilation_time_ms_total's growth). Empty for a target
+	// without the counter and in runs recorded before the column.
+	JITMs Gauge `csv:"jit_ms"`
 }
 
 // Quantile is one row of latency.csv: a point of one trial's percentile spectrum.
