@@ -27,7 +27,7 @@ import (
 // warmup.csv.
 
 // SteadyRule names the rules of this file for steady.json and the report.
-const SteadyRule = "per-fork selection on >= 10 points (iterations, or seconds of a timed window) of the primary metric, applied to every metric that warms up; metrics that do not warm up (steady.json every_iteration) read every valid measured iteration; PELT change in mean, penalty 6 log n; warm-up until steady: last 4 rounds fluctuate and no longer improve on the 4 before, and Sen's 90% bound of the Theil-Sen slope over the last <= 20 rounds improves by at most max(5%, 1 noise unit) over 10 more; in the primary metric and, when a claim reads it or warmup.also names it, in the target's CPU, each once"
+const SteadyRule = "per-fork selection on >= 10 points (iterations, or seconds of a timed window) of the primary metric, applied to every metric that warms up; metrics that do not warm up (steady.json every_iteration) read every valid measured iteration; PELT change in mean, penalty 6 log n; warm-up until steady: last 4 rounds fluctuate and no longer improve on the 4 before, and Sen's 90% bound of the Theil-Sen slope over the last <= 20 rounds improves by at most max(5%, 1 noise unit) over 10 more; in the primary metric and, when a claim reads it or warmup.also names it, in the target's CPU, each once; and the JIT's compile time at most 5% of the target's CPU in 4 rounds in a row, when the target has the counter"
 
 // warmupMark starts the warm-up clause of a steady.json rule: the rule the
 // run's forks were warmed up by, which the run itself applied.

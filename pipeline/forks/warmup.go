@@ -11,6 +11,7 @@ import (
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/measure/load"
 	"github.com/threadlab/threadlab/measure/metric"
+	"github.com/threadlab/threadlab/measure/telemetry"
 	"github.com/threadlab/threadlab/pipeline/replicate"
 	"github.com/threadlab/threadlab/pipeline/trial"
 	"github.com/threadlab/threadlab/stats/steady"
@@ -68,7 +69,7 @@ func (l *Loop) warmup(ctx context.Context, t trial.Target, j replicate.Job, seq,
 			}
 		default:
 			if rows[0].Valid {
-				waits.add(rows[0])
+				waits.add(rows[0], slices.ContainsFunc(win.Samples, func(x telemetry.Sample) bool { return x.JIT }))
 			}
 			stop = waits.stop(elapsed, w.Min, w.Max)
 		}
@@ -90,6 +91,23 @@ func (l *Loop) warmup(ctx context.Context, t trial.Target, j replicate.Job, seq,
 	}
 }
 
+// An until-steady warm-up also waits for the JIT to go quiet: the
+// compile time in each of the last jitQuietRounds rounds (jit_ms, the
+// growth of jvm_compilation_time_ms_total over the round's samples) at
+// most jitQuietShare of the target's CPU time in the round. A wall time can
+// look settled while the compiler threads still take a large share of the
+// target's CPU: in a cpu-bound pilot (1 fork x 254 bursts a variant, wave
+// 3 session 15) the rule on wall time alone stopped with the JIT at 30-110%
+// of the target's CPU over the last 4 rounds, and the first 10 measured
+// bursts still spent 18-62% of it compiling; from burst 41 on it was
+// 1.7-2.5%, the level of background compilation. A round without the
+// counter (a target without Micrometer's JvmCompilationMetrics) or whose
+// CPU could not be read holds nothing back.
+const (
+	jitQuietShare  = 0.05
+	jitQuietRounds = 4
+)
+
 // waits are the series an until-steady warm-up watches, one per metric,
 // and the round at which each was first found steady (0: not yet). A
 // metric found steady stays so: rule 1 of steady.Settled (the latest
@@ -101,6 +119,11 @@ type waits struct {
 	xs      [][]float64
 	settled []int
 	rounds  int
+	// jit is each round's JIT compile time over the target's CPU time in
+	// it (rounds whose CPU was read); jitQuiet the round from which the
+	// last jitQuietRounds were at most jitQuietShare (0: not yet).
+	jit      []float64
+	jitQuiet int
 }
 
 func newWaits(names []string) *waits {
@@ -108,8 +131,10 @@ func newWaits(names []string) *waits {
 }
 
 // add appends a round's value of each metric; a CPU figure of 0 is a
-// round whose target CPU could not be read, not a free round.
-func (ws *waits) add(r record.Trial) {
+// round whose target CPU could not be read, not a free round. jit says
+// whether the round's samples read the JIT's counter: a round without it
+// tells nothing about the JIT.
+func (ws *waits) add(r record.Trial, jit bool) {
 	ws.rounds++
 	for i, name := range ws.names {
 		x, ok := metric.Value(r, name)
@@ -118,6 +143,23 @@ func (ws *waits) add(r record.Trial) {
 		}
 		ws.xs[i] = append(ws.xs[i], x)
 	}
+	if jit && r.TargetCPUSec > 0 {
+		ws.jit = append(ws.jit, r.JITMs/(r.TargetCPUSec*1000))
+	}
+}
+
+// jitBusy reports whether the JIT still holds the warm-up back, and the
+// last round's share for the stop reason; false once it has been quiet for
+// jitQuietRounds rounds in a row, and when no round could be read.
+func (ws *waits) jitBusy() (bool, float64) {
+	n := len(ws.jit)
+	if n == 0 {
+		return false, 0
+	}
+	if ws.jitQuiet == 0 && n >= jitQuietRounds && !slices.ContainsFunc(ws.jit[n-jitQuietRounds:], func(x float64) bool { return x > jitQuietShare }) {
+		ws.jitQuiet = ws.rounds
+	}
+	return ws.jitQuiet == 0, ws.jit[n-1]
 }
 
 // stop is the warm-up's decision after a round: "steady" once elapsed has
@@ -143,14 +185,25 @@ func (ws *waits) stop(elapsed, minimum, maximum time.Duration) string {
 			when = append(when, fmt.Sprintf("%s from round %d", name, ws.settled[i]))
 		}
 	}
+	busy, share := ws.jitBusy()
+	if ws.jitQuiet > 0 {
+		when = append(when, fmt.Sprintf("JIT quiet from round %d", ws.jitQuiet))
+	}
 	switch {
-	case elapsed >= minimum && len(unsettled) == 0:
+	case elapsed >= minimum && len(unsettled) == 0 && !busy:
 		if len(when) > 1 {
 			return "steady (" + strings.Join(when, ", ") + ")"
 		}
 		return "steady"
 	case elapsed >= maximum:
-		return "max (" + strings.Join(unsettled, ", ") + " not steady)"
+		var why []string
+		if len(unsettled) > 0 {
+			why = append(why, strings.Join(unsettled, ", ")+" not steady")
+		}
+		if busy {
+			why = append(why, fmt.Sprintf("JIT still compiling: %.0f%% of the target's CPU in the last round", 100*share))
+		}
+		return "max (" + strings.Join(why, "; ") + ")"
 	}
 	return ""
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/measure/load"
+	"github.com/threadlab/threadlab/measure/telemetry"
 	"github.com/threadlab/threadlab/pipeline/replicate"
 	"github.com/threadlab/threadlab/pipeline/trial"
 	"github.com/threadlab/threadlab/stats/steady"
@@ -28,6 +29,10 @@ type rounds struct {
 	cpu       bool
 	sleep     time.Duration
 	rng       *rand.Rand
+	// jitRounds: the JIT compiles for half the target's CPU over the
+	// first jitRounds rounds, then 1% (background compilation); 0: the
+	// target has no JIT counter.
+	jitRounds int
 }
 
 func (h *rounds) Round(context.Context, trial.Target, load.Plan) (Window, error) {
@@ -43,6 +48,13 @@ func (h *rounds) Round(context.Context, trial.Target, load.Plan) (Window, error)
 		}
 		w.CPUSec = level * (1 + 0.03*h.rng.NormFloat64())
 		w.CPUMsPerReq = w.CPUSec * 1000 / 4
+		if h.jitRounds > 0 {
+			share := 0.01
+			if h.n <= h.jitRounds {
+				share = 0.5
+			}
+			w.Samples = []telemetry.Sample{{Dur: 1, JVM: true, JIT: true, JITMs: share * w.CPUSec * 1000}}
+		}
 	}
 	return w, nil
 }
@@ -62,11 +74,14 @@ func TestWarmupWaitsForCPU(t *testing.T) {
 		stop      string
 		cpuSecond bool // warmup.csv carries each round's CPU
 		cpuRounds int  // the CPU falls over this many rounds
+		jitRounds int  // the JIT compiles for half the CPU over this many rounds (0: no counter)
 	}{
-		{"the wall time alone: stops long before the CPU has settled", "{min: 1ms, max: 20m, until: steady}", true, 0, 8, 25, "stop: steady", true, 40},
-		{"also: target_cpu_s: waits until the CPU has settled too", "{min: 1ms, max: 20m, until: steady, also: [target_cpu_s]}", true, 0, 40, 0, "stop: steady (wall_ms from round ", true, 40},
-		{"a CPU that cannot be read holds nothing back", "{min: 1ms, max: 20m, until: steady, also: [target_cpu_s]}", false, 0, 8, 25, "stop: steady", false, 40},
-		{"max bounds it and names the metric that had not settled", "{min: 1ms, max: 400ms, until: steady, also: [target_cpu_ms_per_req]}", true, 2 * time.Millisecond, 15, 0, "stop: max (target_cpu_ms_per_req not steady)", true, 200},
+		{"the wall time alone: stops long before the CPU has settled", "{min: 1ms, max: 20m, until: steady}", true, 0, 8, 25, "stop: steady", true, 40, 0},
+		{"also: target_cpu_s: waits until the CPU has settled too", "{min: 1ms, max: 20m, until: steady, also: [target_cpu_s]}", true, 0, 40, 0, "stop: steady (wall_ms from round ", true, 40, 0},
+		{"a CPU that cannot be read holds nothing back", "{min: 1ms, max: 20m, until: steady, also: [target_cpu_s]}", false, 0, 8, 25, "stop: steady", false, 40, 0},
+		{"max bounds it and names the metric that had not settled", "{min: 1ms, max: 400ms, until: steady, also: [target_cpu_ms_per_req]}", true, 2 * time.Millisecond, 15, 0, "stop: max (target_cpu_ms_per_req not steady)", true, 200, 0},
+		{"the JIT compiling half the CPU for 30 rounds holds a settled wall time back until 4 rounds are quiet", "{min: 1ms, max: 20m, until: steady}", true, 0, 34, 0, "stop: steady (wall_ms from round ", true, 1, 30},
+		{"a JIT that never goes quiet: max says so", "{min: 1ms, max: 400ms, until: steady}", true, 2 * time.Millisecond, 15, 0, "stop: max (JIT still compiling: 50% of the target's CPU in the last round)", true, 1, 100000},
 	}
 	for _, tt := range tests {
 		t.Run(tt.why, func(t *testing.T) {
@@ -76,7 +91,7 @@ func TestWarmupWaitsForCPU(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := &rounds{cpuRounds: tt.cpuRounds, cpu: tt.cpu, sleep: tt.sleep, rng: rand.New(rand.NewPCG(7, 9))}
+			h := &rounds{cpuRounds: tt.cpuRounds, cpu: tt.cpu, sleep: tt.sleep, rng: rand.New(rand.NewPCG(7, 9)), jitRounds: tt.jitRounds}
 			l := &Loop{M: m, Dir: t.TempDir(), Rep: replicate.New(t.Logf), Jobs: 1, Hooks: h}
 			j := replicate.Schedule(m, m.Seed)[0]
 			plan := load.Plan{Groups: []load.Group{{Name: "main", Model: load.Burst}}}
