@@ -108,12 +108,7 @@ func TestSteadyOwn(t *testing.T) {
 // (before the column, or a target without the counter), where trials.csv's
 // jit_ms reads 0 and would claim "never compiling" untruthfully.
 func TestSteadyJIT(t *testing.T) {
-	dir := t.TempDir()
-	st := record.Steady{Metric: "wall_ms", Rule: verdicts.SteadyRule, Cells: []record.SteadyCell{
-		{Variant: "a", Group: "main", Consistency: "flat"}, {Variant: "b", Group: "main", Consistency: "flat"}}}
-	if err := record.WriteJSON(dir, record.SteadyFile, st); err != nil {
-		t.Fatal(err)
-	}
+	dir := twoFlatCells(t)
 	trial := func(v, group string, valid bool, jit float64) record.Trial {
 		return record.Trial{Variant: v, Group: group, Valid: valid, JITMs: jit}
 	}
@@ -144,11 +139,7 @@ func TestSteadyJIT(t *testing.T) {
 		if got.JIT != tt.wantHead || got.Rows[0].JIT != tt.wantA || got.Rows[1].JIT != tt.wantB {
 			t.Errorf("%s: column %v, a %q, b %q; want %v, %q, %q", tt.why, got.JIT, got.Rows[0].JIT, got.Rows[1].JIT, tt.wantHead, tt.wantA, tt.wantB)
 		}
-		var out strings.Builder
-		if err := pages.ExecuteTemplate(&out, "steady", &runView{run: r}); err != nil {
-			t.Fatal(err)
-		}
-		if has := strings.Contains(out.String(), "<th>JIT compiling</th>"); has != tt.wantHead {
+		if has := strings.Contains(steadySection(t, r), "<th>JIT compiling</th>"); has != tt.wantHead {
 			t.Errorf("%s: the table's JIT column shown %v, want %v", tt.why, has, tt.wantHead)
 		}
 	}
@@ -159,12 +150,7 @@ func TestSteadyJIT(t *testing.T) {
 // group), "–" for a cell whose windows were not probed, and no column for a
 // run without the probe (before the column, or a target on another host).
 func TestSteadySpin(t *testing.T) {
-	dir := t.TempDir()
-	st := record.Steady{Metric: "wall_ms", Rule: verdicts.SteadyRule, Cells: []record.SteadyCell{
-		{Variant: "a", Group: "main", Consistency: "flat"}, {Variant: "b", Group: "main", Consistency: "flat"}}}
-	if err := record.WriteJSON(dir, record.SteadyFile, st); err != nil {
-		t.Fatal(err)
-	}
+	dir := twoFlatCells(t)
 	trial := func(v, group string, valid bool, spin float64) record.Trial {
 		return record.Trial{Variant: v, Group: group, Valid: valid, HostSpinNs: spin}
 	}
@@ -192,12 +178,31 @@ func TestSteadySpin(t *testing.T) {
 		if got.Spin != tt.wantColumn || got.Rows[0].Spin != tt.wantA || got.Rows[1].Spin != tt.wantB {
 			t.Errorf("%s: column %v, a %q, b %q; want %v, %q, %q", tt.why, got.Spin, got.Rows[0].Spin, got.Rows[1].Spin, tt.wantColumn, tt.wantA, tt.wantB)
 		}
-		var out strings.Builder
-		if err := pages.ExecuteTemplate(&out, "steady", &runView{run: r}); err != nil {
-			t.Fatal(err)
-		}
-		if has := strings.Contains(out.String(), "<th>host speed probe</th>"); has != tt.wantColumn {
+		if has := strings.Contains(steadySection(t, r), "<th>host speed probe</th>"); has != tt.wantColumn {
 			t.Errorf("%s: the spin column shown %v, want %v", tt.why, has, tt.wantColumn)
 		}
 	}
+}
+
+// twoFlatCells writes a steady.json of two flat cells, a and b, of group
+// main under today's rule, and returns its directory.
+func twoFlatCells(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	st := record.Steady{Metric: "wall_ms", Rule: verdicts.SteadyRule, Cells: []record.SteadyCell{
+		{Variant: "a", Group: "main", Consistency: "flat"}, {Variant: "b", Group: "main", Consistency: "flat"}}}
+	if err := record.WriteJSON(dir, record.SteadyFile, st); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// steadySection renders the run page's steady-state block of r.
+func steadySection(t *testing.T, r *record.Run) string {
+	t.Helper()
+	var out strings.Builder
+	if err := pages.ExecuteTemplate(&out, "steady", &runView{run: r}); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
 }
