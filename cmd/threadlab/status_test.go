@@ -10,13 +10,15 @@ import (
 	"testing"
 
 	"github.com/threadlab/threadlab/experiments"
+	"github.com/threadlab/threadlab/judge/verdicts"
 	"github.com/threadlab/threadlab/store/record"
 )
 
-// TestStatus lays out a checkout (experiments/ beside data/) with four
+// TestStatus lays out a checkout (experiments/ beside data/) with five
 // experiments: one whose run answers today's manifest, one whose manifest
-// gained forks since its run, one whose claims alone changed, and one never
-// run; status must tell them apart and print the publish line for the two
+// gained forks since its run, one whose claims alone changed, one never
+// run, and one whose unchanged manifest was warmed up by an older rule;
+// status must tell them apart and print the publish line for the three
 // that need a run.
 func TestStatus(t *testing.T) {
 	root := t.TempDir()
@@ -49,10 +51,10 @@ func TestStatus(t *testing.T) {
 	}
 	// experiment writes the catalog file today and, unless ran is nil, a
 	// complete run of name made from ran.
-	experiment := func(name string, ran, today []byte) {
+	experiment := func(name string, ran, today []byte) string {
 		write(filepath.Join(root, "experiments", name+".yaml"), today)
 		if ran == nil {
-			return
+			return ""
 		}
 		dir := filepath.Join(root, "data", name, "20261202T000000Z")
 		meta, err := json.Marshal(record.Meta{ID: "20261202T000000Z", Experiment: name, State: "complete",
@@ -63,11 +65,25 @@ func TestStatus(t *testing.T) {
 		write(filepath.Join(dir, record.RunFile), meta)
 		write(filepath.Join(dir, record.ManifestFile), ran)
 		write(filepath.Join(dir, record.VerdictsFile), []byte(`[{"id":"x","status":"supported"}]`))
+		return dir
 	}
-	experiment("current", manifest("current", nil), manifest("current", nil))
+	// steady writes a steady.json recording the rule the run's forks were
+	// warmed up by.
+	steady := func(dir, rule string) {
+		b, err := json.Marshal(record.Steady{Metric: "wall_ms", Rule: rule})
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(filepath.Join(dir, record.SteadyFile), b)
+	}
+	steady(experiment("current", manifest("current", nil), manifest("current", nil)), verdicts.SteadyRule)
 	experiment("more-forks", manifest("more-forks", nil), manifest("more-forks", func(m *experiments.Manifest) { m.Forks.Min, m.Forks.Max = 9, 9 }))
 	experiment("new-claims", manifest("new-claims", nil), manifest("new-claims", func(m *experiments.Manifest) { m.Claims = m.Claims[1:] }))
 	experiment("never-run", nil, manifest("never-run", nil))
+	// The same manifest, warmed up until steady by an older stop rule:
+	// only a new run warms its forks up as today's rule would.
+	steady(experiment("old-warmup", manifest("old-warmup", nil), manifest("old-warmup", nil)),
+		"per-fork selection ...; warm-up until steady: last 4 rounds fluctuate and no longer improve on the 4 before")
 
 	t.Chdir(root) // status reads experiments/*.yaml and data/ of the checkout it runs in
 	var out, errb bytes.Buffer
@@ -85,12 +101,13 @@ func TestStatus(t *testing.T) {
 		{"more-forks", "older plan: forks", "the manifest gained forks since the run"},
 		{"new-claims", "older claims", "only the claims changed"},
 		{"never-run", "no run yet", "no run under data/"},
+		{"old-warmup", "warmed up by an older rule", "its steady.json names another warm-up rule than today's"},
 	} {
 		if !strings.Contains(lines[c.name], c.want) {
 			t.Errorf("%s (%s): row %q does not say %q", c.name, c.why, lines[c.name], c.want)
 		}
 	}
-	if !strings.Contains(out.String(), `make publish EXPS="more-forks never-run"`) {
+	if !strings.Contains(out.String(), `make publish EXPS="more-forks never-run old-warmup"`) {
 		t.Errorf("no publish line for the two experiments that need a run:\n%s", out.String())
 	}
 	if !strings.Contains(out.String(), "threadlab report --reevaluate --claims experiments/new-claims.yaml "+filepath.Join("data", "new-claims", "20261202T000000Z")) {

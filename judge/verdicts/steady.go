@@ -43,6 +43,15 @@ func WarmupClause(rule string) string {
 	return after
 }
 
+// CurrentWarmup reports whether a steady.json rule's warm-up clause is
+// today's (SteadyRule's): whether forks warmed up until steady by that run
+// were warmed up as a run today would warm them. A run warmed up by an
+// older clause answers another question than today's manifest asks, even
+// when the manifest is unchanged: its warm-ups stopped elsewhere.
+func CurrentWarmup(rule string) bool {
+	return WarmupClause(rule) == WarmupClause(SteadyRule)
+}
+
 // KeepWarmup returns rule with its warm-up clause replaced by the one an
 // earlier steady.json of the same run recorded. Re-evaluating a run
 // re-selects its steady iterations by today's rule, but its forks were

@@ -405,8 +405,7 @@ func measuredCosts(dir string, meta record.Meta) (Model, bool) {
 	// A warm-up measured under an earlier stop rule says little about
 	// today's: the drift bound warms drifting forks much longer.
 	st2, ok, err := record.ReadSteady(dir)
-	c.steadyWarmup = m.Load.Warmup.Until == experiments.UntilSteady && err == nil && ok &&
-		verdicts.WarmupClause(st2.Rule) == verdicts.WarmupClause(verdicts.SteadyRule)
+	c.steadyWarmup = m.Load.Warmup.Until == experiments.UntilSteady && err == nil && ok && verdicts.CurrentWarmup(st2.Rule)
 	between := float64(max(windows-runs, 0)) * c.PauseS
 	c.ForkPauseS = max(0, st[record.StageCoolDowns]-between) / float64(runs)
 	return c, true

@@ -3,6 +3,7 @@ package report
 import (
 	"strings"
 
+	"github.com/threadlab/threadlab/judge/verdicts"
 	"github.com/threadlab/threadlab/store/record"
 )
 
@@ -17,7 +18,8 @@ type Headline struct {
 	// Manifest is the catalog file its run.json names.
 	Run, Dir, Started, Version, Manifest string
 	// NewRun is set when the plan changed since the run, or it could not be
-	// compared: only a new run answers today's manifest. Reevaluate is set
+	// compared, or the run's forks were warmed up until steady by an older
+	// rule (olderWarmup): only a new run answers today's manifest. Reevaluate is set
 	// when only the claims changed. Drift says what changed ("" when the
 	// run answers today's manifest).
 	NewRun, Reevaluate bool
@@ -56,5 +58,24 @@ func HeadlineOf(dataDir, experiment string) (Headline, error) {
 	default:
 		h.Reevaluate, h.Drift = true, d.Badge()
 	}
+	if !h.NewRun && olderWarmup(dirs[i]) {
+		// Today's manifest, but not today's warm-up: only a new run
+		// answers it; a re-evaluation cannot warm the forks again.
+		h.NewRun, h.Reevaluate = true, false
+		h.Drift = strings.TrimPrefix(h.Drift+"; warmed up by an older rule", "; ")
+	}
 	return h, nil
+}
+
+// olderWarmup reports whether the run in dir warmed its forks up until
+// steady by another rule than today's (its steady.json's warm-up clause
+// against verdicts.SteadyRule's). A run with a fixed warm-up, or without
+// a steady.json to tell, is not flagged.
+func olderWarmup(dir string) bool {
+	m, err := record.ReadManifestInfo(dir)
+	if err != nil || !m.Load.Warmup.Steady() {
+		return false
+	}
+	st, ok, err := record.ReadSteady(dir)
+	return err == nil && ok && !verdicts.CurrentWarmup(st.Rule)
 }
