@@ -377,13 +377,19 @@ func Rank(name string) int {
 }
 
 // Primary is the metric that answers an experiment's question, given the
-// load model of its measured group: wall time for a burst (seeds 000 and
-// 003 measure the time until all are answered), throughput otherwise.
-// experiments.Manifest.Primary and the report (for runs whose run.json
-// predates primary_metric) both ask here.
+// load model of its measured group, and the one each fork's steady state is
+// classified on: wall time for a burst (seeds 000 and 003 measure the time
+// until all are answered); p99 latency for an open model, whose throughput
+// is the schedule's (wrk2: at a fixed rate, latency is the response, and a
+// target still warming up answers the same requests a second, later); and
+// throughput for a closed model, whose users send as fast as they are
+// answered. experiments.Manifest.Primary asks here.
 func Primary(model string) string {
-	if model == "burst" {
+	switch model {
+	case "burst":
 		return "wall_ms"
+	case "open":
+		return "p99_ms"
 	}
 	return "rps"
 }

@@ -249,7 +249,7 @@ func TestPrimary(t *testing.T) {
 	tests := []struct{ model, want, why string }{
 		{"burst", "wall_ms", "a burst is judged by the time until all are answered (seeds 000, 003)"},
 		{"closed", "rps", "a steady load is judged by its throughput"},
-		{"open", "rps", "so is an open-model load"},
+		{"open", "p99_ms", "an open-model load by its latency: its throughput is the schedule's (wrk2), flat whether the target is warm or not"},
 		{"", "rps", "no measured group (an old run): throughput"},
 	}
 	for _, tt := range tests {

@@ -503,7 +503,7 @@ func TestPrimaryAndMeasured(t *testing.T) {
 	}{
 		{"a burst is judged by wall time", m("burst", ""), []string{"main"}, "main", "wall_ms"},
 		{"a closed model by throughput", m("closed", ""), []string{"main"}, "main", "rps"},
-		{"an open model by throughput too, as the pipeline decides", m("open", ""), []string{"main"}, "main", "rps"},
+		{"an open model by throughput: the pipeline's rule before run.json named its primary", m("open", ""), []string{"main"}, "main", "rps"},
 		{"no manifest: throughput, first group", nil, []string{"a", "b"}, "a", "rps"},
 		{"load.measure wins when the data has it", m("burst", "probe"), []string{"background", "probe"}, "probe", "wall_ms"},
 		{"load.measure missing from the data is ignored", m("burst", "probe"), []string{"background"}, "background", "wall_ms"},
