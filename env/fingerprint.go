@@ -394,8 +394,11 @@ func build(ctx context.Context, repoDir string) Build {
 	}
 	if c, err := git("rev-parse", "HEAD"); err == nil {
 		b.Commit, b.Source = c, "git"
-		// Untracked files count, as in go build's vcs.modified.
-		if st, err := git("status", "--porcelain"); err == nil {
+		// Untracked files count, as in go build's vcs.modified, except
+		// under data/ and reports/: what runs write, the running one's own
+		// directory among them (created before this fingerprint), which
+		// marked every published run dirty though built from a clean commit.
+		if st, err := git("status", "--porcelain", "--", ".", ":(exclude)data", ":(exclude)reports"); err == nil {
 			b.Dirty = st != ""
 		}
 	}
