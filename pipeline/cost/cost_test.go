@@ -459,3 +459,96 @@ func TestEstimateCPUWarmup(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimatePrefersHostCPU: starts and until-steady warm-ups are the
+// host's (call-depth's warm-ups: 45-57 s a fork on an Intel Xeon, 78-91 s
+// on an AMD EPYC), so among the runs that can lend costs the planner takes
+// the newest measured on this host's processor model, and says so when it
+// has to borrow from another.
+func TestEstimatePrefersHostCPU(t *testing.T) {
+	const intel, amd = "Intel(R) Xeon(R) Processor", "AMD EPYC"
+	m := parseEstimate(t, "")
+	type past struct{ id, profile, cpu string }
+	for _, tc := range []struct {
+		name, why string
+		past      []past
+		host      string
+		from      string // the run directory the costs must come from
+		other     bool   // OtherCPU
+	}{
+		{"newest on this CPU", "an older run on this host's processor beats a newer one on another",
+			[]past{{"20261201T000000Z", "default", intel}, {"20261202T000000Z", "default", amd}}, intel, "20261201T000000Z", false},
+		{"no host CPU given", "Predict prefers nothing: the newest run, as before",
+			[]past{{"20261201T000000Z", "default", intel}, {"20261202T000000Z", "default", amd}}, "", "20261202T000000Z", false},
+		{"only another CPU", "the newest run still lends its costs, and the plan says whose processor measured them",
+			[]past{{"20261201T000000Z", "default", amd}, {"20261202T000000Z", "default", amd}}, intel, "20261202T000000Z", true},
+		{"the profile first", "another profile on this processor lends only starts: the same profile on another processor wins",
+			[]past{{"20261201T000000Z", "default", amd}, {"20261202T000000Z", "smoke", intel}}, intel, "20261201T000000Z", true},
+		{"no fingerprint", "a run without a fingerprint has no known processor: never called another's",
+			[]past{{"20261201T000000Z", "default", ""}}, intel, "20261201T000000Z", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "data")
+			for _, p := range tc.past {
+				writePastRun(t, data, p.id, p.profile)
+				if p.cpu != "" {
+					writeCPU(t, filepath.Join(data, "est", p.id), p.cpu)
+				}
+			}
+			e, err := PredictOn(m, data, tc.host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(e.From, tc.from) {
+				t.Errorf("%s: costs from %q, want %s", tc.why, e.From, tc.from)
+			}
+			if e.OtherCPU() != tc.other {
+				t.Errorf("%s: OtherCPU %v (costs on %q, host %q), want %v", tc.why, e.OtherCPU(), e.CPU, e.HostCPU, tc.other)
+			}
+			var b bytes.Buffer
+			e.Write(&b)
+			if said := strings.Contains(b.String(), "not this host's"); said != tc.other {
+				t.Errorf("%s: the plan names another processor: %v, want %v:\n%s", tc.why, said, tc.other, b.String())
+			}
+		})
+	}
+
+	// A sibling experiment lends its start on this processor before a
+	// newer one measured on another.
+	const src = `name: fresh
+title: fresh
+question: how long?
+variants:
+  mvc: {target: spring-mvc}
+load: {model: closed, users: 2, duration: 3s, warmup: 2s, requests: [{path: /}]}
+forks: 3
+iterations: 2
+`
+	fresh, err := experiments.Parse("fresh.yaml", []byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := fmt.Sprintf("cooldown:\n  iteration: 500ms\nvariants:\n  v: {target: spring-mvc, spring_boot: %q}\n", fresh.Variants[0].SpringBoot)
+	data := filepath.Join(t.TempDir(), "data")
+	for _, p := range []struct{ exp, id, cpu string }{{"older", "20261201T000000Z", intel}, {"newer", "20261202T000000Z", amd}} {
+		writeRunOf(t, data, p.exp, p.id, "default", ran)
+		writeCPU(t, filepath.Join(data, p.exp, p.id), p.cpu)
+	}
+	for _, tc := range []struct{ host, from string }{{intel, "data/older/"}, {amd, "data/newer/"}, {"", "data/newer/"}} {
+		e, err := PredictOn(fresh, data, tc.host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(filepath.ToSlash(e.From), tc.from) || e.OtherCPU() {
+			t.Errorf("host %q: costs from %q (other CPU %v), want the sibling %s on its own processor", tc.host, e.From, e.OtherCPU(), tc.from)
+		}
+	}
+}
+
+// writeCPU records the processor model a past run's fingerprint holds.
+func writeCPU(t *testing.T, dir, model string) {
+	t.Helper()
+	if err := record.WriteJSON(dir, record.FingerprintFile, map[string]any{"cpu": map[string]string{"model": model}}); err != nil {
+		t.Fatal(err)
+	}
+}

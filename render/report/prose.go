@@ -29,6 +29,11 @@ type seedFigure struct {
 	From   string
 	Point  string   // our comparable unit, "" for the deciding one
 	Scaled *float64 // the figure at this profile's scale, nil when the manifest gives none (seedtable.go)
+	// Band is the claim's two-sided band [at_least, at_most] when its check
+	// sets both (a tie: "the same within ±10%"), nil otherwise: a seed
+	// figure and an interval that both lie inside it reproduce the claim's
+	// size, whatever the digits (seedtable.go, size).
+	Band *[2]float64
 }
 
 // readMethod decodes the manifest for the Method section and the claims'
@@ -65,7 +70,11 @@ func (mi *methodInfo) seeds() map[string]seedFigure {
 			if c.Seed.Value != nil {
 				v = *c.Seed.Value
 			}
-			out[c.ID] = seedFigure{v, c.Seed.From, c.Seed.Point, c.Seed.Scaled}
+			sf := seedFigure{Value: v, From: c.Seed.From, Point: c.Seed.Point, Scaled: c.Seed.Scaled}
+			if ch := mi.checks[c.ID]; ch != nil && ch.AtLeast != nil && ch.AtMost != nil {
+				sf.Band = &[2]float64{*ch.AtLeast, *ch.AtMost}
+			}
+			out[c.ID] = sf
 		}
 	}
 	return out
