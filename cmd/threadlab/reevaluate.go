@@ -150,7 +150,9 @@ func withClaimsOf(dir string, run *experiments.Manifest, profile, claimsFrom str
 // 26c47b35-dirty on every verdict of a page). Said, not refused: a
 // reviewer trying a rule locally is what --reevaluate is for.
 func dirtyWarning(dir, version string) string {
-	if !strings.HasSuffix(version, "-dirty") {
+	// make build stamps git describe --dirty's "-dirty"; a plain go build
+	// falls back to the module's pseudo-version, "+dirty".
+	if !strings.HasSuffix(version, "-dirty") && !strings.HasSuffix(version, "+dirty") {
 		return ""
 	}
 	return fmt.Sprintf("%s: warning: threadlab %s is built from a tree with uncommitted changes, and its verdicts will say so; for a published run, commit and rebuild first (make build)", dir, version)

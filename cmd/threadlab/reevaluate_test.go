@@ -175,6 +175,7 @@ func TestDirtyWarning(t *testing.T) {
 	}{
 		{"26c47b35-dirty", true, "git describe --dirty of a tree with edits: the verdicts could not be reproduced from a commit"},
 		{"v0.3.0-12-g26c47b35-dirty", true, "a tagged describe is dirty the same way"},
+		{"v0.0.0-20261203185719-28112002eaaa+dirty", true, "go build's pseudo-version of a tree with edits (no ldflags)"},
 		{"26c47b35", false, "a committed build"},
 		{"dev", false, "a build without a version (go test, go run): nothing to warn of"},
 		{"dirty-branch-1a2b3c", false, "'dirty' inside a name is not the -dirty suffix"},

@@ -375,8 +375,15 @@ func siblingRun(m *experiments.Manifest, dataDir, cpu string) (c *Model, dir str
 		if err != nil {
 			continue
 		}
-		for i := len(runs) - 1; i >= 0 && (runs[i].Name() > bestID[0] || runs[i].Name() > bestID[1]); i-- { // run ids are UTC time stamps: newest last
-			d := filepath.Join(dataDir, x.Name(), runs[i].Name())
+		for i := len(runs) - 1; i >= 0; i-- { // run ids are UTC time stamps: newest last
+			name := runs[i].Name()
+			// Older than the run held on this processor (or, with no
+			// processor to prefer, than the newest held): nothing older
+			// in this experiment can replace it.
+			if name <= bestID[1] || (cpu == "" && name <= bestID[0]) {
+				break
+			}
+			d := filepath.Join(dataDir, x.Name(), name)
 			var meta record.Meta
 			if !runs[i].IsDir() || record.ReadJSON(d, record.RunFile, &meta) != nil {
 				continue
@@ -390,11 +397,11 @@ func siblingRun(m *experiments.Manifest, dataDir, cpu string) (c *Model, dir str
 				continue
 			}
 			h := b2i(cpu != "" && k.cpu == cpu)
-			if runs[i].Name() > bestID[h] {
-				best[h], bestID[h], bestDir[h] = k, runs[i].Name(), d
+			if name > bestID[h] {
+				best[h], bestID[h], bestDir[h] = k, name, d
 			}
-			if h == 1 || bestID[1] != "" {
-				break // nothing older in this experiment can beat what is held
+			if h == 1 || cpu == "" {
+				break // this experiment's newest usable run on this processor, or its newest at all
 			}
 		}
 	}

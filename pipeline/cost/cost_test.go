@@ -545,6 +545,36 @@ iterations: 2
 	}
 }
 
+// TestSiblingNewestOnHostCPU: a sibling experiment whose newest run was
+// measured on another processor still lends its older run on this one when
+// that is newer than every other experiment's on this processor.
+func TestSiblingNewestOnHostCPU(t *testing.T) {
+	const intel, amd = "Intel(R) Xeon(R) Processor", "AMD EPYC"
+	src := "name: fresh\ntitle: fresh\nquestion: how long?\nvariants:\n  mvc: {target: spring-mvc}\n" +
+		"load: {model: closed, users: 2, duration: 3s, warmup: 2s, requests: [{path: /}]}\nforks: 3\niterations: 2\n"
+	fresh, err := experiments.Parse("fresh.yaml", []byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := fmt.Sprintf("cooldown:\n  iteration: 500ms\nvariants:\n  v: {target: spring-mvc, spring_boot: %q}\n", fresh.Variants[0].SpringBoot)
+	data := filepath.Join(t.TempDir(), "data")
+	for _, p := range []struct{ exp, id, cpu string }{
+		{"a", "20261201T000000Z", intel}, // read first (experiments in name order)
+		{"b", "20261202T000000Z", intel}, // newer on this processor, behind b's newest
+		{"b", "20261203T000000Z", amd},
+	} {
+		writeRunOf(t, data, p.exp, p.id, "default", ran)
+		writeCPU(t, filepath.Join(data, p.exp, p.id), p.cpu)
+	}
+	e, err := PredictOn(fresh, data, intel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(filepath.ToSlash(e.From), "data/b/20261202T000000Z") {
+		t.Errorf("costs from %q, want b's run on this processor (20261202), newer than a's", e.From)
+	}
+}
+
 // writeCPU records the processor model a past run's fingerprint holds.
 func writeCPU(t *testing.T, dir, model string) {
 	t.Helper()

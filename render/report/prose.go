@@ -29,8 +29,9 @@ type seedFigure struct {
 	From   string
 	Point  string   // our comparable unit, "" for the deciding one
 	Scaled *float64 // the figure at this profile's scale, nil when the manifest gives none (seedtable.go)
-	// Band is the claim's two-sided band [at_least, at_most] when its check
-	// sets both (a tie: "the same within ±10%"), nil otherwise: a seed
+	// Band is the claim's two-sided band when its check is one of equality
+	// (stats.Check.Band: a tie's [at_least, at_most], flat_over's
+	// [1/(1+tolerance), 1+tolerance]), nil otherwise: a seed
 	// figure and an interval that both lie inside it reproduce the claim's
 	// size, whatever the digits (seedtable.go, size).
 	Band *[2]float64
@@ -71,8 +72,10 @@ func (mi *methodInfo) seeds() map[string]seedFigure {
 				v = *c.Seed.Value
 			}
 			sf := seedFigure{Value: v, From: c.Seed.From, Point: c.Seed.Point, Scaled: c.Seed.Scaled}
-			if ch := mi.checks[c.ID]; ch != nil && ch.AtLeast != nil && ch.AtMost != nil {
-				sf.Band = &[2]float64{*ch.AtLeast, *ch.AtMost}
+			if ch := mi.checks[c.ID]; ch != nil {
+				if lo, hi, ok := ch.Band(); ok {
+					sf.Band = &[2]float64{lo, hi}
+				}
 			}
 			out[c.ID] = sf
 		}
