@@ -457,6 +457,17 @@ func (h host) virtualization(flags []string) Virtualization {
 	return detectVirt(in)
 }
 
+// CPUModel is this machine's processor model as its fingerprint records
+// it (cpu.model), "" when /proc/cpuinfo cannot be read: what the planner
+// matches earlier runs' costs against (cost.PredictOn).
+func CPUModel() string {
+	info, err := liveHost().cpuinfo()
+	if err != nil {
+		return ""
+	}
+	return info.Model
+}
+
 func (h host) cpuinfo() (CPUInfo, error) {
 	f, err := os.Open(h.path("/proc/cpuinfo"))
 	if err != nil {

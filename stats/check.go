@@ -61,3 +61,18 @@ func (c Check) tolerance() float64 {
 	}
 	return DefaultTolerance
 }
+
+// Band is the two-sided band a claim of equality is judged against, in
+// the units of its interval: [at_least, at_most] when the check sets both
+// (rule: tie), [1/(1+tolerance), 1+tolerance] for a flat_over check
+// (evalFlat's band); ok is false for a one-sided check.
+func (c Check) Band() (lo, hi float64, ok bool) {
+	if c.AtLeast != nil && c.AtMost != nil {
+		return *c.AtLeast, *c.AtMost, true
+	}
+	if len(c.FlatOver) > 0 {
+		limit := 1 + c.tolerance()
+		return 1 / limit, limit, true
+	}
+	return 0, 0, false
+}

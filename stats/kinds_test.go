@@ -276,3 +276,25 @@ func TestSelectKth(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckBand: the band a claim of equality is judged against, which the
+// report reads the seed's figure against; one-sided checks have none.
+func TestCheckBand(t *testing.T) {
+	for _, tc := range []struct {
+		c      Check
+		lo, hi float64
+		ok     bool
+		why    string
+	}{
+		{Check{Compare: []string{"a", "b"}, AtLeast: F(0.9), AtMost: F(1.1)}, 0.9, 1.1, true, "a tie: its two bounds"},
+		{Check{Variant: "a", FlatOver: map[string][]string{"depth": {"1", "2"}}}, 1 / 1.1, 1.1, true, "flat_over without a tolerance: evalFlat's default band"},
+		{Check{Variant: "a", FlatOver: map[string][]string{"depth": {"1", "2"}}, Tolerance: 0.25}, 0.8, 1.25, true, "flat_over with its own tolerance"},
+		{Check{Compare: []string{"a", "b"}, AtLeast: F(1.5)}, 0, 0, false, "one-sided: no band"},
+		{Check{Variant: "a", AtMost: F(0)}, 0, 0, false, "an absolute bound: no band"},
+	} {
+		lo, hi, ok := tc.c.Band()
+		if ok != tc.ok || math.Abs(lo-tc.lo) > 1e-12 || math.Abs(hi-tc.hi) > 1e-12 {
+			t.Errorf("%s: Band() = %g, %g, %v; want %g, %g, %v", tc.why, lo, hi, ok, tc.lo, tc.hi, tc.ok)
+		}
+	}
+}

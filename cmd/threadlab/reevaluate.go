@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/judge/verdicts"
@@ -73,6 +74,9 @@ func reevaluateRun(dir, claimsFrom string, stdout io.Writer) error {
 	}
 	// Judged as the claims stage judges a new run (verdicts.OfRun).
 	version := pipeline.Version()
+	if w := dirtyWarning(dir, version); w != "" {
+		fmt.Fprintln(stdout, w)
+	}
 	now, err := verdicts.OfRun(dir, m, r.Meta, r.Fingerprint, r.Trials, stats.Options{Seed: m.Seed, Version: version})
 	if err != nil {
 		return err
@@ -137,4 +141,19 @@ func withClaimsOf(dir string, run *experiments.Manifest, profile, claimsFrom str
 	}
 	fmt.Fprintf(stdout, "%s: claims taken from %s (%d claims; the manifest as run is kept in %s)\n", dir, claimsFrom, len(c.Claims), record.PreviousManifestFile)
 	return &c, nil
+}
+
+// dirtyWarning is the line re-evaluating with a build of uncommitted code
+// prints, "" for a committed one. Every verdict records the version that
+// decided it, so a published run re-judged that way says its claims were
+// judged by code nobody can check out (session 17's re-judge stamped
+// 26c47b35-dirty on every verdict of a page). Said, not refused: a
+// reviewer trying a rule locally is what --reevaluate is for.
+func dirtyWarning(dir, version string) string {
+	// make build stamps git describe --dirty's "-dirty"; a plain go build
+	// falls back to the module's pseudo-version, "+dirty".
+	if !strings.HasSuffix(version, "-dirty") && !strings.HasSuffix(version, "+dirty") {
+		return ""
+	}
+	return fmt.Sprintf("%s: warning: threadlab %s is built from a tree with uncommitted changes, and its verdicts will say so; for a published run, commit and rebuild first (make build)", dir, version)
 }

@@ -163,3 +163,29 @@ func TestReportReevaluateClaims(t *testing.T) {
 		t.Error("--claims without --reevaluate was accepted")
 	}
 }
+
+// TestDirtyWarning: a re-judge by a build of uncommitted code says so
+// before it stamps that version on every verdict; a committed build, or a
+// test binary's "dev", says nothing.
+func TestDirtyWarning(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		warn    bool
+		why     string
+	}{
+		{"26c47b35-dirty", true, "git describe --dirty of a tree with edits: the verdicts could not be reproduced from a commit"},
+		{"v0.3.0-12-g26c47b35-dirty", true, "a tagged describe is dirty the same way"},
+		{"v0.0.0-20261203185719-28112002eaaa+dirty", true, "go build's pseudo-version of a tree with edits (no ldflags)"},
+		{"26c47b35", false, "a committed build"},
+		{"dev", false, "a build without a version (go test, go run): nothing to warn of"},
+		{"dirty-branch-1a2b3c", false, "'dirty' inside a name is not the -dirty suffix"},
+	} {
+		got := dirtyWarning("data/x/1", tc.version)
+		if (got != "") != tc.warn {
+			t.Errorf("%s: %q gave %q", tc.why, tc.version, got)
+		}
+		if tc.warn && (!strings.Contains(got, "data/x/1") || !strings.Contains(got, tc.version) || !strings.Contains(got, "commit")) {
+			t.Errorf("%s: the warning should name the run, the version and the fix: %q", tc.why, got)
+		}
+	}
+}

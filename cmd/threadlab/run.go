@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/env/hosts"
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/internal/yamlpos"
@@ -75,7 +76,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if m == nil {
 			return usagef("--dry-run plans a manifest: give experiments/<name>.yaml, not --resume")
 		}
-		e, err := cost.Predict(m, *dataDir)
+		e, err := cost.PredictOn(m, *dataDir, env.CPUModel())
 		if err != nil {
 			return err
 		}
@@ -108,7 +109,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// its ETA starts from what it measures.
 	eta := pipeline.NewETA(nil)
 	if m != nil {
-		if e, err := cost.Predict(m, *dataDir); err == nil {
+		if e, err := cost.PredictOn(m, *dataDir, env.CPUModel()); err == nil {
 			eta = pipeline.NewETA(&e)
 		}
 	}

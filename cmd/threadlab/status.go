@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/cost"
 	"github.com/threadlab/threadlab/render/report"
@@ -49,6 +50,8 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var publish, reevaluate []string // experiment names; "manifest run-dir" argument pairs
 	var total float64
 	failed := 0
+	cpu := env.CPUModel()
+	otherCPU := map[string]bool{} // processor models of borrowed costs
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -66,8 +69,12 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			continue
 		}
 		plan := "-"
-		if e, err := cost.Predict(m, *dataDir); err == nil {
+		if e, err := cost.PredictOn(m, *dataDir, cpu); err == nil {
 			plan = fmt.Sprintf("%.0f min", math.Ceil(e.WallS/60))
+			if e.OtherCPU() {
+				plan += " *"
+				otherCPU[e.CPU] = true
+			}
 			if h.Run == "" || h.NewRun {
 				total += e.WallS
 			}
@@ -88,6 +95,15 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(otherCPU) > 0 {
+		models := make([]string, 0, len(otherCPU))
+		for k := range otherCPU {
+			models = append(models, k)
+		}
+		sort.Strings(models)
+		fmt.Fprintf(stdout, "\n* planned on costs measured on %s, not this host's %s: starts and warm-ups may differ (run --dry-run says which run)\n",
+			strings.Join(models, ", "), cpu)
 	}
 	if len(publish) > 0 {
 		fmt.Fprintf(stdout, "\n%d experiment(s) need a new run, about %.0f min planned on a quiet machine:\n  make publish EXPS=%q\n",

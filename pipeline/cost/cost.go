@@ -70,7 +70,8 @@ type Model struct {
 	PauseS     float64 // between two iterations of a fork
 	FixedS     float64 // once per run: build, host check, services, report
 
-	steadyWarmup bool // WarmupS was measured under an until-steady warm-up
+	steadyWarmup bool   // WarmupS was measured under an until-steady warm-up
+	cpu          string // the processor model of the run that measured these costs ("" unknown)
 }
 
 // Fork is the seconds of one fork of iterations measured windows.
@@ -92,6 +93,18 @@ type Estimate struct {
 	WallS    float64
 	MaxWallS float64 // with forks: {min, max}, if every round runs
 	MeasureS float64 // measured load of the planned forks
+	// CPU is the processor model of the run the costs were measured on
+	// (its fingerprint; "" when unknown or assumed), HostCPU the one this
+	// plan is for (PredictOn; "" when not given). Starts and until-steady
+	// warm-ups are the host's: call-depth's warm-ups took 45-57 s a fork on
+	// an Intel Xeon and 78-91 s on an AMD EPYC, same manifest and rule.
+	CPU, HostCPU string
+}
+
+// OtherCPU says whether the plan borrows costs measured on a processor
+// other than the host's, when both are known.
+func (e Estimate) OtherCPU() bool {
+	return e.Measured && e.CPU != "" && e.HostCPU != "" && e.CPU != e.HostCPU
 }
 
 // Predict plans m and predicts its wall time from the latest earlier
@@ -104,7 +117,16 @@ type Estimate struct {
 // without any, the manifest's durations and assumed start costs are used,
 // and the estimate says so.
 func Predict(m *experiments.Manifest, dataDir string) (Estimate, error) {
-	e := Estimate{Experiment: m.Name, Profile: m.ProfileName(), Forks: m.Forks, Iterations: max(m.Iterations, 1)}
+	return PredictOn(m, dataDir, "")
+}
+
+// PredictOn is Predict for a host whose processor model is cpu (the
+// fingerprint's cpu.model, e.g. from /proc/cpuinfo): among the earlier
+// runs that can lend costs it prefers the newest measured on that model,
+// and the estimate says when it had to borrow from another (OtherCPU).
+// An empty cpu prefers nothing, as Predict.
+func PredictOn(m *experiments.Manifest, dataDir, cpu string) (Estimate, error) {
+	e := Estimate{Experiment: m.Name, Profile: m.ProfileName(), Forks: m.Forks, Iterations: max(m.Iterations, 1), HostCPU: cpu}
 	for _, c := range replicate.Cells(m) {
 		e.Cells = append(e.Cells, c.ID())
 	}
@@ -116,16 +138,16 @@ func Predict(m *experiments.Manifest, dataDir string) (Estimate, error) {
 		return e, err
 	}
 	e.Costs, e.From = manifestCosts, "the manifest's durations and an assumed start cost"
-	if prev, dir, same := previousRun(m, dataDir); prev != nil {
-		e.Measured = true
+	if prev, dir, same := previousRun(m, dataDir, cpu); prev != nil {
+		e.Measured, e.CPU = true, prev.cpu
 		if same {
 			e.Costs, e.From = *prev, dir
 		} else {
 			e.Costs.StartS, e.Costs.StopS, e.Costs.FixedS = prev.StartS, prev.StopS, prev.FixedS
 			e.From = dir + " (another profile: its start and stop costs; warm-up and windows from the manifest)"
 		}
-	} else if sib, dir := siblingRun(m, dataDir); sib != nil {
-		e.Measured = true
+	} else if sib, dir := siblingRun(m, dataDir, cpu); sib != nil {
+		e.Measured, e.CPU = true, sib.cpu
 		e.Costs.StartS, e.Costs.StopS, e.Costs.FixedS = sib.StartS, sib.StopS, sib.FixedS
 		e.From = dir + " (another experiment on the same targets and Spring Boot line: its start and stop costs; warm-up and windows from the manifest)"
 	}
@@ -262,14 +284,17 @@ func windowOf(groups []load.Group) time.Duration {
 
 // previousRun returns the costs measured by the latest run of m under
 // dataDir that recorded its time split, preferring one of the same
-// profile (same reports whether it is).
-func previousRun(m *experiments.Manifest, dataDir string) (c *Model, dir string, same bool) {
+// profile (same reports whether it is) and, within that, one measured on
+// a processor of model cpu (when cpu is not ""): the profile first,
+// because another profile lends only its start and stop costs.
+func previousRun(m *experiments.Manifest, dataDir, cpu string) (c *Model, dir string, same bool) {
 	ents, err := os.ReadDir(filepath.Join(dataDir, m.Name))
 	if err != nil {
 		return nil, "", false
 	}
-	var other *Model
-	var otherDir string
+	// best[same profile][same cpu], newest first.
+	var best [2][2]*Model
+	var bestDir [2][2]string
 	for i := len(ents) - 1; i >= 0; i-- { // run ids are UTC time stamps: newest last
 		d := filepath.Join(dataDir, m.Name, ents[i].Name())
 		var meta record.Meta
@@ -280,14 +305,38 @@ func previousRun(m *experiments.Manifest, dataDir string) (c *Model, dir string,
 		if !ok {
 			continue
 		}
-		if meta.Profile == m.ProfileName() {
-			return &k, d, true
-		}
-		if other == nil {
-			other, otherDir = &k, d
+		p, h := b2i(meta.Profile == m.ProfileName()), b2i(cpu != "" && k.cpu == cpu)
+		if best[p][h] == nil {
+			best[p][h], bestDir[p][h] = &k, d
 		}
 	}
-	return other, otherDir, false
+	for _, ph := range [][2]int{{1, 1}, {1, 0}, {0, 1}, {0, 0}} {
+		if c := best[ph[0]][ph[1]]; c != nil {
+			return c, bestDir[ph[0]][ph[1]], ph[0] == 1
+		}
+	}
+	return nil, "", false
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// runCPU is the processor model in a run directory's fingerprint, "" when
+// it has none or it does not decode.
+func runCPU(dir string) string {
+	var fp struct {
+		CPU struct {
+			Model string `json:"model"`
+		} `json:"cpu"`
+	}
+	if record.ReadJSON(dir, record.FingerprintFile, &fp) != nil {
+		return ""
+	}
+	return fp.CPU.Model
 }
 
 // siblingRun lends a manifest that has never run the costs measured by
@@ -298,8 +347,10 @@ func previousRun(m *experiments.Manifest, dataDir string) (c *Model, dir string,
 // 100,000 orders seeded) where connection-burst and spike, on its targets
 // and line, measured 4.5-7.6 s. JVM options are not matched; a variant of
 // a run recorded before spring_boot was written (no release) matches
-// nothing. Manifests with command targets only have no sibling.
-func siblingRun(m *experiments.Manifest, dataDir string) (c *Model, dir string) {
+// nothing. Manifests with command targets only have no sibling. A run
+// measured on a processor of model cpu (when not "") is preferred to a
+// newer one on another.
+func siblingRun(m *experiments.Manifest, dataDir, cpu string) (c *Model, dir string) {
 	want := map[string]bool{}
 	for _, v := range m.Variants {
 		if v.Target != "" {
@@ -313,8 +364,9 @@ func siblingRun(m *experiments.Manifest, dataDir string) (c *Model, dir string) 
 	if err != nil {
 		return nil, ""
 	}
-	var best Model
-	bestID := ""
+	// best[same cpu]: the newest sibling run on each side.
+	var best [2]Model
+	var bestID, bestDir [2]string
 	for _, x := range exps {
 		if !x.IsDir() || x.Name() == m.Name {
 			continue
@@ -323,8 +375,15 @@ func siblingRun(m *experiments.Manifest, dataDir string) (c *Model, dir string) 
 		if err != nil {
 			continue
 		}
-		for i := len(runs) - 1; i >= 0 && runs[i].Name() > bestID; i-- { // run ids are UTC time stamps: newest last
-			d := filepath.Join(dataDir, x.Name(), runs[i].Name())
+		for i := len(runs) - 1; i >= 0; i-- { // run ids are UTC time stamps: newest last
+			name := runs[i].Name()
+			// Older than the run held on this processor (or, with no
+			// processor to prefer, than the newest held): nothing older
+			// in this experiment can replace it.
+			if name <= bestID[1] || (cpu == "" && name <= bestID[0]) {
+				break
+			}
+			d := filepath.Join(dataDir, x.Name(), name)
 			var meta record.Meta
 			if !runs[i].IsDir() || record.ReadJSON(d, record.RunFile, &meta) != nil {
 				continue
@@ -337,14 +396,21 @@ func siblingRun(m *experiments.Manifest, dataDir string) (c *Model, dir string) 
 			if !ok {
 				continue
 			}
-			best, bestID, dir = k, runs[i].Name(), d
-			break
+			h := b2i(cpu != "" && k.cpu == cpu)
+			if name > bestID[h] {
+				best[h], bestID[h], bestDir[h] = k, name, d
+			}
+			if h == 1 || cpu == "" {
+				break // this experiment's newest usable run on this processor, or its newest at all
+			}
 		}
 	}
-	if bestID == "" {
-		return nil, ""
+	for _, h := range []int{1, 0} {
+		if bestID[h] != "" {
+			return &best[h], bestDir[h]
+		}
 	}
-	return &best, dir
+	return nil, ""
 }
 
 // startsAll says whether a run's manifest started every target@release
@@ -394,6 +460,7 @@ func measuredCosts(dir string, meta record.Meta) (Model, bool) {
 		StopS:   st[record.StageStops] / float64(runs),
 		WindowS: st[record.StageMeasure] / float64(windows),
 		FixedS:  st[record.StageBuild] + st[record.StageSetup] + st[record.StageFinishing] + st[record.StageOther],
+		cpu:     runCPU(dir),
 	}
 	// Cool-downs are the gate and pause of each fork and the pauses
 	// between iterations; the run does not split them, so the pauses
@@ -450,6 +517,9 @@ func (e Estimate) Write(w io.Writer) {
 	fmt.Fprintf(w, "cells: %s\n", strings.Join(names, "; "))
 	c := e.Costs
 	fmt.Fprintf(w, "costs from %s:\n", e.From)
+	if e.OtherCPU() {
+		fmt.Fprintf(w, "  (measured on %s, not this host's %s: starts and warm-ups may differ)\n", e.CPU, e.HostCPU)
+	}
 	fmt.Fprintf(w, "  per fork:      start %s, warm-up %s, stop %s, gate and pauses %s\n", secs(c.StartS), secs(c.WarmupS), secs(c.StopS), secs(c.ForkPauseS))
 	fmt.Fprintf(w, "  per iteration: window %s, then %s pause\n", secs(c.WindowS), secs(c.PauseS))
 	fmt.Fprintf(w, "  per run:       %s (build, host check, services, report)\n", secs(c.FixedS))

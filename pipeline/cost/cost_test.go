@@ -399,6 +399,7 @@ func TestEstimateSteadyAfterFixedRun(t *testing.T) {
 func TestCatalogDeadTime(t *testing.T) {
 	exceptions := map[string]string{
 		"jep491-pinning": "three of its four cells answer a burst in 0.3 s, so each fork's start and warm-up dwarf any number of bursts that fits the run; its one question is a 16x effect",
+		"aot-cache": "its steady bursts take 0.19-0.31 s, and the JIT-quiet test runs an I/O burst's warm-up to its cap (2-3 ms of compilation against ~30 ms of CPU); run 20261203T215206Z: 53% (METHODOLOGY.md, \"Dead time\")",
 	}
 	files, err := filepath.Glob("../../experiments/*.yaml")
 	if err != nil || len(files) == 0 {
@@ -457,5 +458,128 @@ func TestEstimateCPUWarmup(t *testing.T) {
 		if e.Costs.WarmupS != tt.want {
 			t.Errorf("%s: warm-up %.1f s per fork, want %.1f", tt.why, e.Costs.WarmupS, tt.want)
 		}
+	}
+}
+
+// TestEstimatePrefersHostCPU: starts and until-steady warm-ups are the
+// host's (call-depth's warm-ups: 45-57 s a fork on an Intel Xeon, 78-91 s
+// on an AMD EPYC), so among the runs that can lend costs the planner takes
+// the newest measured on this host's processor model, and says so when it
+// has to borrow from another.
+func TestEstimatePrefersHostCPU(t *testing.T) {
+	const intel, amd = "Intel(R) Xeon(R) Processor", "AMD EPYC"
+	m := parseEstimate(t, "")
+	type past struct{ id, profile, cpu string }
+	for _, tc := range []struct {
+		name, why string
+		past      []past
+		host      string
+		from      string // the run directory the costs must come from
+		other     bool   // OtherCPU
+	}{
+		{"newest on this CPU", "an older run on this host's processor beats a newer one on another",
+			[]past{{"20261201T000000Z", "default", intel}, {"20261202T000000Z", "default", amd}}, intel, "20261201T000000Z", false},
+		{"no host CPU given", "Predict prefers nothing: the newest run, as before",
+			[]past{{"20261201T000000Z", "default", intel}, {"20261202T000000Z", "default", amd}}, "", "20261202T000000Z", false},
+		{"only another CPU", "the newest run still lends its costs, and the plan says whose processor measured them",
+			[]past{{"20261201T000000Z", "default", amd}, {"20261202T000000Z", "default", amd}}, intel, "20261202T000000Z", true},
+		{"the profile first", "another profile on this processor lends only starts: the same profile on another processor wins",
+			[]past{{"20261201T000000Z", "default", amd}, {"20261202T000000Z", "smoke", intel}}, intel, "20261201T000000Z", true},
+		{"no fingerprint", "a run without a fingerprint has no known processor: never called another's",
+			[]past{{"20261201T000000Z", "default", ""}}, intel, "20261201T000000Z", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "data")
+			for _, p := range tc.past {
+				writePastRun(t, data, p.id, p.profile)
+				if p.cpu != "" {
+					writeCPU(t, filepath.Join(data, "est", p.id), p.cpu)
+				}
+			}
+			e, err := PredictOn(m, data, tc.host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(e.From, tc.from) {
+				t.Errorf("%s: costs from %q, want %s", tc.why, e.From, tc.from)
+			}
+			if e.OtherCPU() != tc.other {
+				t.Errorf("%s: OtherCPU %v (costs on %q, host %q), want %v", tc.why, e.OtherCPU(), e.CPU, e.HostCPU, tc.other)
+			}
+			var b bytes.Buffer
+			e.Write(&b)
+			if said := strings.Contains(b.String(), "not this host's"); said != tc.other {
+				t.Errorf("%s: the plan names another processor: %v, want %v:\n%s", tc.why, said, tc.other, b.String())
+			}
+		})
+	}
+
+	// A sibling experiment lends its start on this processor before a
+	// newer one measured on another.
+	const src = `name: fresh
+title: fresh
+question: how long?
+variants:
+  mvc: {target: spring-mvc}
+load: {model: closed, users: 2, duration: 3s, warmup: 2s, requests: [{path: /}]}
+forks: 3
+iterations: 2
+`
+	fresh, err := experiments.Parse("fresh.yaml", []byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := fmt.Sprintf("cooldown:\n  iteration: 500ms\nvariants:\n  v: {target: spring-mvc, spring_boot: %q}\n", fresh.Variants[0].SpringBoot)
+	data := filepath.Join(t.TempDir(), "data")
+	for _, p := range []struct{ exp, id, cpu string }{{"older", "20261201T000000Z", intel}, {"newer", "20261202T000000Z", amd}} {
+		writeRunOf(t, data, p.exp, p.id, "default", ran)
+		writeCPU(t, filepath.Join(data, p.exp, p.id), p.cpu)
+	}
+	for _, tc := range []struct{ host, from string }{{intel, "data/older/"}, {amd, "data/newer/"}, {"", "data/newer/"}} {
+		e, err := PredictOn(fresh, data, tc.host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(filepath.ToSlash(e.From), tc.from) || e.OtherCPU() {
+			t.Errorf("host %q: costs from %q (other CPU %v), want the sibling %s on its own processor", tc.host, e.From, e.OtherCPU(), tc.from)
+		}
+	}
+}
+
+// TestSiblingNewestOnHostCPU: a sibling experiment whose newest run was
+// measured on another processor still lends its older run on this one when
+// that is newer than every other experiment's on this processor.
+func TestSiblingNewestOnHostCPU(t *testing.T) {
+	const intel, amd = "Intel(R) Xeon(R) Processor", "AMD EPYC"
+	src := "name: fresh\ntitle: fresh\nquestion: how long?\nvariants:\n  mvc: {target: spring-mvc}\n" +
+		"load: {model: closed, users: 2, duration: 3s, warmup: 2s, requests: [{path: /}]}\nforks: 3\niterations: 2\n"
+	fresh, err := experiments.Parse("fresh.yaml", []byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := fmt.Sprintf("cooldown:\n  iteration: 500ms\nvariants:\n  v: {target: spring-mvc, spring_boot: %q}\n", fresh.Variants[0].SpringBoot)
+	data := filepath.Join(t.TempDir(), "data")
+	for _, p := range []struct{ exp, id, cpu string }{
+		{"a", "20261201T000000Z", intel}, // read first (experiments in name order)
+		{"b", "20261202T000000Z", intel}, // newer on this processor, behind b's newest
+		{"b", "20261203T000000Z", amd},
+	} {
+		writeRunOf(t, data, p.exp, p.id, "default", ran)
+		writeCPU(t, filepath.Join(data, p.exp, p.id), p.cpu)
+	}
+	e, err := PredictOn(fresh, data, intel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(filepath.ToSlash(e.From), "data/b/20261202T000000Z") {
+		t.Errorf("costs from %q, want b's run on this processor (20261202), newer than a's", e.From)
+	}
+}
+
+// writeCPU records the processor model a past run's fingerprint holds.
+func writeCPU(t *testing.T, dir, model string) {
+	t.Helper()
+	if err := record.WriteJSON(dir, record.FingerprintFile, map[string]any{"cpu": map[string]string{"model": model}}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -29,6 +29,12 @@ type seedFigure struct {
 	From   string
 	Point  string   // our comparable unit, "" for the deciding one
 	Scaled *float64 // the figure at this profile's scale, nil when the manifest gives none (seedtable.go)
+	// Band is the claim's two-sided band when its check is one of equality
+	// (stats.Check.Band: a tie's [at_least, at_most], flat_over's
+	// [1/(1+tolerance), 1+tolerance]), nil otherwise: a seed
+	// figure and an interval that both lie inside it reproduce the claim's
+	// size, whatever the digits (seedtable.go, size).
+	Band *[2]float64
 }
 
 // readMethod decodes the manifest for the Method section and the claims'
@@ -65,7 +71,13 @@ func (mi *methodInfo) seeds() map[string]seedFigure {
 			if c.Seed.Value != nil {
 				v = *c.Seed.Value
 			}
-			out[c.ID] = seedFigure{v, c.Seed.From, c.Seed.Point, c.Seed.Scaled}
+			sf := seedFigure{Value: v, From: c.Seed.From, Point: c.Seed.Point, Scaled: c.Seed.Scaled}
+			if ch := mi.checks[c.ID]; ch != nil {
+				if lo, hi, ok := ch.Band(); ok {
+					sf.Band = &[2]float64{lo, hi}
+				}
+			}
+			out[c.ID] = sf
 		}
 	}
 	return out

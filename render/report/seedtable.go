@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/threadlab/threadlab/experiments/seeds"
@@ -220,12 +221,26 @@ func (t *seedTable) markdown() []byte {
 // (issue 22): the scaled figure where the manifest gives one, the seed's own
 // otherwise, so a figure measured at the seed's larger load is not read as
 // "smaller here" at ours. The reading names which figure it used.
+//
+// A claim of equality's band decides before the digits do: when the claim
+// is "the same within a band" (Band: a tie, or flat_over), the seed's
+// figure lies inside it and so does our whole interval, the size is
+// reproduced. Call-depth's flat median (flat_over, seed 1.00, ours 1.004
+// with a 90% CI of 1.004–1.005 inside 0.91–1.10) read "larger here"
+// before, true to the digit and wrong about the claim.
 func (s seedFigure) size(x record.Verdict) string {
-	if s.Scaled == nil || *s.Scaled == s.Value {
-		return magnitude(s.Value, x)
+	fig, note := s.Value, ""
+	if s.Scaled != nil && *s.Scaled != s.Value {
+		fig, note = *s.Scaled, " (against the scaled figure)"
 	}
-	if m := magnitude(*s.Scaled, x); m != "" {
-		return m + " (against the scaled figure)"
+	if x.Low == 0 && x.High == 0 || math.IsNaN(fig) {
+		return ""
+	}
+	if b := s.Band; b != nil && fig >= b[0] && fig <= b[1] && x.Low >= b[0] && x.High <= b[1] {
+		return "reproduced (both inside the claim's band " + strconv.FormatFloat(b[0], 'f', 2, 64) + "–" + strconv.FormatFloat(b[1], 'f', 2, 64) + ")" + note
+	}
+	if m := magnitude(fig, x); m != "" {
+		return m + note
 	}
 	return ""
 }

@@ -202,6 +202,29 @@ func TestSeedSize(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tt.why, got, tt.want)
 		}
 	}
+	// Ties: the claim's band decides whether the size reproduced before the
+	// digits do.
+	band := &[2]float64{0.9, 1.1}
+	flat := record.Verdict{Ratio: 1.004, Low: 1.004, High: 1.005}
+	ties := []struct {
+		seed seedFigure
+		x    record.Verdict
+		want string
+		why  string
+	}{
+		{seedFigure{Value: 1, Band: band}, flat, "reproduced (both inside the claim's band 0.90–1.10)", "a tie: seed 1 and 1.004–1.005 both inside ±10%"},
+		{seedFigure{Value: 1}, flat, "larger here", "no band (a one-sided claim): the digits decide, as before"},
+		{seedFigure{Value: 1, Band: band}, record.Verdict{Ratio: 1.08, Low: 1.02, High: 1.15}, "larger here", "our interval reaches past the band: not shown as reproduced"},
+		{seedFigure{Value: 1.3, Band: band}, flat, "smaller here", "the seed's own figure lies outside the band: the digits decide"},
+		{seedFigure{Value: 3.99, Scaled: f(1), Band: band}, flat, "reproduced (both inside the claim's band 0.90–1.10) (against the scaled figure)", "the scaled figure is the one read against the band, and the reading says so"},
+		{seedFigure{Value: 1, Band: band}.withNaN(), flat, "", "no figure: no reading, band or not"},
+		{seedFigure{Value: 1, Band: &[2]float64{1 / 1.1, 1.1}}, flat, "reproduced (both inside the claim's band 0.91–1.10)", "flat_over's band (stats.Check.Band), as call-depth's loom-netty-median-is-the-delay has it"},
+	}
+	for _, tt := range ties {
+		if got := tt.seed.size(tt.x); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.why, got, tt.want)
+		}
+	}
 	if got := (seedFigure{Value: 2}).size(record.Verdict{}); got != "" {
 		t.Errorf("a verdict without an interval has no size reading, got %q", got)
 	}
