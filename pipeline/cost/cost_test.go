@@ -399,7 +399,7 @@ func TestEstimateSteadyAfterFixedRun(t *testing.T) {
 func TestCatalogDeadTime(t *testing.T) {
 	exceptions := map[string]string{
 		"jep491-pinning": "three of its four cells answer a burst in 0.3 s, so each fork's start and warm-up dwarf any number of bursts that fits the run; its one question is a 16x effect",
-		"aot-cache": "its steady bursts take 0.19-0.31 s, and the JIT-quiet test runs an I/O burst's warm-up to its cap (2-3 ms of compilation against ~30 ms of CPU); run 20261203T215206Z: 53% (METHODOLOGY.md, \"Dead time\")",
+		"aot-cache":      "its steady bursts take 0.19-0.31 s, and the JIT-quiet test runs an I/O burst's warm-up to its cap (2-3 ms of compilation against ~30 ms of CPU); run 20261203T215206Z: 53% (METHODOLOGY.md, \"Dead time\")",
 	}
 	files, err := filepath.Glob("../../experiments/*.yaml")
 	if err != nil || len(files) == 0 {
