@@ -309,6 +309,9 @@ func previousRun(m *experiments.Manifest, dataDir, cpu string) (c *Model, dir st
 		if best[p][h] == nil {
 			best[p][h], bestDir[p][h] = &k, d
 		}
+		if best[1][b2i(cpu != "")] != nil {
+			break // the newest of the profile on this processor (or, with none to prefer, at all): nothing older wins
+		}
 	}
 	for _, ph := range [][2]int{{1, 1}, {1, 0}, {0, 1}, {0, 0}} {
 		if c := best[ph[0]][ph[1]]; c != nil {
