@@ -43,6 +43,9 @@ clean() {
 	fi
 }
 clean
+# A published run measures every variant of its manifest: setup installs what some need (JDK 21 into .cache/jdk21
+# for jep491-pinning and reactor-parallel), which a fresh machine lacks; a run there skips those variants.
+scripts/setup.sh >/dev/null
 rm -f bin/threadlab
 make -s build >/dev/null
 if [ $# -eq 0 ]; then
@@ -81,7 +84,12 @@ for e in "$@"; do
 	rc=0
 	timeout --signal=INT --kill-after=2m $((need * 3 / 2)) bin/threadlab run "experiments/$e.yaml" || rc=$?
 	case $rc in
-	0) echo "publish: $e: done $(date -u +%H:%M:%S) UTC" ;;
+	0) echo "publish: $e: done $(date -u +%H:%M:%S) UTC"
+		run=$(ls -td "data/$e"/*/ | head -1)
+		if grep -q '"skipped_variants"' "$run/run.json"; then
+			echo "publish: $e: ${run%/} skipped variants (see its run.json skipped_variants); do not publish it: fix the host (make setup) and run again" >&2
+			status=1
+		fi ;;
 	124) echo "publish: $e: overran 1.5x its plan and was interrupted; its finished trials are on disk" >&2; status=1 ;;
 	*) echo "publish: $e: exit $rc" >&2; status=1 ;;
 	esac
