@@ -10,8 +10,9 @@ import (
 	"github.com/threadlab/threadlab/store/digits"
 )
 
-// Flag codes. They are data: carried to summary.csv and the report, and
-// they weaken claim verdicts (see Evaluate).
+// Flag codes. They are data: carried to summary.csv and the report; they
+// never make a claim's verdict harder to reach (METHODOLOGY.md, "Noise and
+// validity flags").
 const (
 	FlagNoisyCV       = "noisy-cv"        // CV >= NoisyCV
 	FlagOutlierTrial  = "outlier-trial"   // a trial >= OutlierDeviation away from the median

@@ -28,7 +28,9 @@ type extraPartial struct {
 func (v *runView) answer() string {
 	var sentences []string
 	l := v.layout
-	if len(l.Points) > 0 && l.Primary != "" {
+	if tie := v.tieAnswer(); tie != "" {
+		sentences = append(sentences, tie)
+	} else if len(l.Points) > 0 && l.Primary != "" {
 		point := l.Points[len(l.Points)-1]
 		type med struct {
 			name string
@@ -119,6 +121,62 @@ func (v *runView) answer() string {
 		return "No answer yet: this run has neither a summary of its primary metric nor claim verdicts (state " + orDash(v.State) + ": they are computed when a run completes)."
 	}
 	return strings.Join(sentences, ". ") + "."
+}
+
+// tieAnswer is the answer's first sentence when every claim of the run is
+// an equality between two variants (a band: at_least with at_most): such
+// a manifest asks whether pairs are the same, and ranking all its variants
+// by the primary metric compares what no claim compares (aot-cache's page
+// ranked a CPU burst against an I/O burst). It gives the range of the
+// pairs' ratios and the pairs; "" when any claim is not such a tie, or no
+// verdict has a ratio.
+func (v *runView) tieAnswer() string {
+	if len(v.recorded) == 0 {
+		return ""
+	}
+	lo, hi := 0.0, 0.0
+	var pairs, bands []string
+	seen := map[string]bool{}
+	for _, x := range v.recorded {
+		c := v.checks[x.ID]
+		if c == nil || len(c.Compare) != 2 || c.AtLeast == nil || c.AtMost == nil {
+			return ""
+		}
+		if x.Ratio == 0 {
+			continue
+		}
+		if len(pairs) == 0 || x.Ratio < lo {
+			lo = x.Ratio
+		}
+		if len(pairs) == 0 || x.Ratio > hi {
+			hi = x.Ratio
+		}
+		if p := c.Compare[0] + "/" + c.Compare[1]; !seen[p] {
+			seen[p] = true
+			pairs = append(pairs, p)
+		}
+		if b := num(*c.AtLeast) + "–" + num(*c.AtMost); !seen["band "+b] {
+			seen["band "+b] = true
+			bands = append(bands, b)
+		}
+	}
+	if len(pairs) == 0 {
+		return ""
+	}
+	claims := "Its claim asks"
+	if len(v.recorded) > 1 {
+		claims = fmt.Sprintf("Each of its %d claims asks", len(v.recorded))
+	}
+	band := "the band " + bands[0]
+	if len(bands) > 1 {
+		band = "their bands (" + strings.Join(bands, ", ") + ")"
+	}
+	ratios := "the ratio came out at " + num(lo)
+	if hi != lo {
+		ratios = "the ratios came out between " + num(lo) + " and " + num(hi)
+	}
+	return fmt.Sprintf("%s whether two variants are the same within %s; on this host %s (%s)",
+		claims, band, ratios, strings.Join(pairs, ", "))
 }
 
 // sentenceEnd finds the end of a sentence: a full stop, question or

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/threadlab/threadlab/stats"
 	"github.com/threadlab/threadlab/store/record"
 )
 
@@ -99,6 +100,72 @@ func TestAnswerRanksChoicesNotControls(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := view(tc.variants...).answer()
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("answer = %q\nwant it to contain %q", got, tc.want)
+			}
+			if strings.Contains(got, tc.notWant) {
+				t.Errorf("answer = %q\nwant no %q", got, tc.notWant)
+			}
+		})
+	}
+}
+
+// TestAnswerForTies: a run whose claims are all equalities between pairs
+// (aot-cache: io-aot vs io-nocache, cpu-aot vs cpu-nocache, each within
+// 0.9–1.1) leads with the pairs' ratios, not a ranking of every variant by
+// the primary metric, which set a CPU burst against an I/O burst ("cpu-aot
+// had the lowest median wall time, 189 ms, against … io-aot 312 ms"). One
+// claim that is not a tie brings the ranking back.
+func TestAnswerForTies(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	tie := func(a, b string) *stats.Check {
+		return &stats.Check{Metric: "wall_ms", Compare: []string{a, b}, AtLeast: f(0.9), AtMost: f(1.1)}
+	}
+	view := func(checks map[string]*stats.Check, ratios map[string]float64) *runView {
+		r := &record.Run{Meta: record.Meta{Measured: "main"}}
+		names := []string{"io-nocache", "io-aot", "cpu-nocache", "cpu-aot"}
+		for i, n := range names {
+			r.Summary = append(r.Summary, record.Summary{Variant: n, Group: "main", Metric: "wall_ms", Median: []float64{311, 312, 192, 189}[i]})
+		}
+		v := &runView{run: r, checks: checks, layout: layout{Variants: names, Points: []string{""}, Measured: "main", Primary: "wall_ms"}}
+		for _, id := range []string{"io-wall-same", "cpu-wall-same", "cpu-rps-same"} {
+			if _, ok := checks[id]; !ok {
+				continue
+			}
+			v.recorded = append(v.recorded, record.Verdict{ID: id, Status: "supported", Ratio: ratios[id]})
+			v.readings = append(v.readings, reading{Outcome: stats.OutcomeSupported})
+		}
+		return v
+	}
+	for _, tc := range []struct {
+		name          string
+		checks        map[string]*stats.Check
+		ratios        map[string]float64
+		want, notWant string
+	}{
+		{"all ties: the range of the ratios and the pairs, no ranking",
+			map[string]*stats.Check{"io-wall-same": tie("io-aot", "io-nocache"), "cpu-wall-same": tie("cpu-aot", "cpu-nocache"), "cpu-rps-same": tie("cpu-aot", "cpu-nocache")},
+			map[string]float64{"io-wall-same": 1.003, "cpu-wall-same": 0.986, "cpu-rps-same": 1.014},
+			"Each of its 3 claims asks whether two variants are the same within the band 0.9–1.1; on this host the ratios came out between 0.986 and 1.014 (io-aot/io-nocache, cpu-aot/cpu-nocache). Of its 3 claims, 3 held",
+			"lowest median"},
+		{"one tie: its ratio",
+			map[string]*stats.Check{"io-wall-same": tie("io-aot", "io-nocache")},
+			map[string]float64{"io-wall-same": 1.003},
+			"Its claim asks whether two variants are the same within the band 0.9–1.1; on this host the ratio came out at 1.003 (io-aot/io-nocache).",
+			"lowest median"},
+		{"a one-sided claim among the ties: the ranking",
+			map[string]*stats.Check{"io-wall-same": tie("io-aot", "io-nocache"), "cpu-wall-same": {Metric: "wall_ms", Compare: []string{"cpu-aot", "cpu-nocache"}, AtLeast: f(1.1)}},
+			map[string]float64{"io-wall-same": 1.003, "cpu-wall-same": 0.986},
+			"cpu-aot had the lowest median wall time, 189 ms",
+			"same within"},
+		{"ties without ratios (not computed): the ranking",
+			map[string]*stats.Check{"io-wall-same": tie("io-aot", "io-nocache")},
+			map[string]float64{},
+			"cpu-aot had the lowest median wall time",
+			"same within"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := view(tc.checks, tc.ratios).answer()
 			if !strings.Contains(got, tc.want) {
 				t.Errorf("answer = %q\nwant it to contain %q", got, tc.want)
 			}

@@ -209,7 +209,7 @@ func (v *runView) method(mi *methodInfo) []string {
 	}
 	s := fmt.Sprintf("Compared %d variants: %s.", len(vs), strings.Join(vs, "; "))
 	if len(v.SweepKeys) > 0 {
-		s += fmt.Sprintf(" Each was run at %d points of a sweep over %s.", len(v.Points), strings.Join(v.SweepKeys, ", "))
+		s += fmt.Sprintf(" Each was run at %d point%s of a sweep over %s.", len(v.Points), plural(len(v.Points) != 1), strings.Join(v.SweepKeys, ", "))
 	}
 	for _, x := range v.run.Meta.Skipped {
 		s += fmt.Sprintf(" Variant %s did not run on this host: %s; the claims that read it are not applicable here.", x.Variant, strings.TrimRight(x.Reason, "."))
