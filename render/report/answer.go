@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -155,7 +156,7 @@ func (v *runView) tieAnswer() string {
 			seen[p] = true
 			pairs = append(pairs, p)
 		}
-		if b := num(*c.AtLeast) + "–" + num(*c.AtMost); !seen["band "+b] {
+		if b := strconv.FormatFloat(*c.AtLeast, 'f', 2, 64) + "–" + strconv.FormatFloat(*c.AtMost, 'f', 2, 64); !seen["band "+b] {
 			seen["band "+b] = true
 			bands = append(bands, b)
 		}
@@ -171,9 +172,10 @@ func (v *runView) tieAnswer() string {
 	if len(bands) > 1 {
 		band = "their bands (" + strings.Join(bands, ", ") + ")"
 	}
-	ratios := "the ratio came out at " + num(lo)
+	ratio := func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) } // ties differ in the third digit
+	ratios := "the ratio came out at " + ratio(lo)
 	if hi != lo {
-		ratios = "the ratios came out between " + num(lo) + " and " + num(hi)
+		ratios = "the ratios came out between " + ratio(lo) + " and " + ratio(hi)
 	}
 	return fmt.Sprintf("%s whether two variants are the same within %s; on this host %s (%s)",
 		claims, band, ratios, strings.Join(pairs, ", "))
