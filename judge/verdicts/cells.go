@@ -28,7 +28,8 @@ func GroupTrials(trials []record.Trial) map[record.CellKey][]record.Trial {
 // ForkValues extracts one metric from trials: per fork, the values of its
 // iterations in order, and the summary of each fork (the unit of
 // replication): the median of its iterations, or their mean for a metric
-// that counts rare events (metric.Events: gc_count, gc_pause_ms). Rows
+// that counts rare events (metric.Events: gc_count, gc_pause_ms, errors,
+// error_pct). Rows
 // without a fork id (runs made before forks existed) are each their own
 // fork.
 func ForkValues(ts []record.Trial, name string) (medians []float64, forks [][]float64) {

@@ -169,3 +169,58 @@ func TestRareEventsReadAsRates(t *testing.T) {
 		}
 	}
 }
+
+// errorsManifest: seed 002's "zero errors" on one variant, as call-depth
+// states it.
+const errorsManifest = `name: errs
+title: errs
+question: does it fail any request?
+variants:
+  webflux: {command: [./server, "{port}"]}
+load: {model: closed, users: 10, duration: 2s, requests: [{path: /io}]}
+forks: 6
+claims:
+  - id: zero-errors
+    says: webflux serves every request
+    check: {metric: error_pct, variant: webflux, at_most: 0}
+`
+
+// TestZeroErrorsReadsEveryWindow: errors are rare events (metric.Events),
+// so a fork's error_pct is the mean of its windows. Read as a median, a
+// fork that failed requests in 3 of its 14 windows counted as 0, and
+// "zero errors" was supported on 6 forks of which 2 failed requests
+// (review statistics.md, 6-5).
+func TestZeroErrorsReadsEveryWindow(t *testing.T) {
+	trials := func(failing int) []record.Trial {
+		var out []record.Trial
+		seq := 0
+		for f := 1; f <= 6; f++ {
+			for i := 1; i <= 14; i++ {
+				seq++
+				tr := record.Trial{Variant: "webflux", Group: "main", Fork: f, Trial: f, Iteration: i, Seq: seq, Valid: true, Requests: 1000, RPS: 100}
+				if f <= failing && i <= 3 {
+					tr.Errors, tr.ErrorPct = 5, 0.5
+				}
+				out = append(out, tr)
+			}
+		}
+		return out
+	}
+	m, err := experiments.Parse("errs.yaml", []byte(errorsManifest), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		why     string
+		failing int
+		want    string
+	}{
+		{"no fork fails a request: supported (sign test p = 1/64)", 0, stats.Supported},
+		{"2 of 6 forks fail requests in 3 of 14 windows each: not supported", 2, stats.Inconclusive},
+	} {
+		v := Evaluate(m, trials(c.failing), stats.Options{Seed: 1}, Host{Cores: 2})[0]
+		if v.Status != c.want {
+			t.Errorf("%s: %s (%s)", c.why, v.Status, v.Reason)
+		}
+	}
+}
