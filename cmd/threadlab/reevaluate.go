@@ -148,10 +148,17 @@ func withClaimsOf(dir string, run *experiments.Manifest, profile, claimsFrom str
 // decided it, so a published run re-judged that way says its claims were
 // judged by code nobody can check out (session 17's re-judge stamped
 // 26c47b35-dirty on every verdict of a page). Said, not refused: a
-// reviewer trying a rule locally is what --reevaluate is for.
+// reviewer trying a rule locally is what --reevaluate is for. A build
+// with no version at all ("dev") is warned of the same way.
 func dirtyWarning(dir, version string) string {
 	// make build stamps git describe --dirty's "-dirty"; a plain go build
 	// falls back to the module's pseudo-version, "+dirty".
+	if version == "dev" || version == "(devel)" || version == "" {
+		// go run, go test or a go build without -ldflags and without VCS
+		// stamping: no commit at all (event-loop-starvation
+		// 20261202T170714Z's verdicts say "dev").
+		return fmt.Sprintf("%s: warning: this threadlab build carries no version (%q: go run, go test, or go build without make), and every verdict will record that; for a published run, build with make build from a commit", dir, version)
+	}
 	if !strings.HasSuffix(version, "-dirty") && !strings.HasSuffix(version, "+dirty") {
 		return ""
 	}

@@ -165,8 +165,8 @@ func TestReportReevaluateClaims(t *testing.T) {
 }
 
 // TestDirtyWarning: a re-judge by a build of uncommitted code says so
-// before it stamps that version on every verdict; a committed build, or a
-// test binary's "dev", says nothing.
+// before it stamps that version on every verdict, and so does a build
+// with no version ("dev"); a committed build says nothing.
 func TestDirtyWarning(t *testing.T) {
 	for _, tc := range []struct {
 		version string
@@ -177,7 +177,8 @@ func TestDirtyWarning(t *testing.T) {
 		{"v0.3.0-12-g26c47b35-dirty", true, "a tagged describe is dirty the same way"},
 		{"v0.0.0-20261203185719-28112002eaaa+dirty", true, "go build's pseudo-version of a tree with edits (no ldflags)"},
 		{"26c47b35", false, "a committed build"},
-		{"dev", false, "a build without a version (go test, go run): nothing to warn of"},
+		{"dev", true, "a build without a version (go test, go run): its verdicts name no commit (event-loop-starvation's published re-judge says \"dev\")"},
+		{"(devel)", true, "go build without VCS stamping: no commit either"},
 		{"dirty-branch-1a2b3c", false, "'dirty' inside a name is not the -dirty suffix"},
 	} {
 		got := dirtyWarning("data/x/1", tc.version)
