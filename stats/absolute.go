@@ -39,8 +39,11 @@ func evalAbsolute(c Check, byVariant map[string][]*series, o Options) evaluation
 	}
 	e.points = judge(units, o.level())
 	for i, u := range units {
-		e.evidence = append(e.evidence, fmt.Sprintf("%s: median %s = %s%s over %d %s (%s), claim %s; %s%s → %s",
-			pointName(u.label), u.what, fmtNum(u.est), u.intervalAt(o.level()), byVariant[name][i].replicates(),
+		// u.what says "the median of ..."; the estimate takes its
+		// interval's digits, so 915.523 does not print as 916 beside
+		// (90% CI 915.367–915.679).
+		e.evidence = append(e.evidence, fmt.Sprintf("%s: %s = %s%s over %d %s (%s), claim %s; %s%s → %s",
+			pointName(u.label), u.what, fmtRatio(u.est), u.intervalAt(o.level()), byVariant[name][i].replicates(),
 			unitName(byVariant[name][i]), joinNums(byVariant[name][i].sample().units), sidesText(bounds),
 			u.test, pText(e.points[i]), e.points[i].Status))
 	}

@@ -298,3 +298,19 @@ func TestCheckBand(t *testing.T) {
 		}
 	}
 }
+
+// TestAbsoluteEvidenceText: the evidence names the median once ("the
+// median of webflux rps", not "median the median of") and prints the
+// estimate with its interval's digits, so it never reads outside its own
+// interval (915.523 printed "916" beside 915.367–915.679 on io-bound).
+func TestAbsoluteEvidenceText(t *testing.T) {
+	c := Check{Metric: "wall_ms", Variant: "platform", AtLeast: F(900)}
+	v := Evaluate("abs", "says", c, []Cell{{Variant: "platform", Metric: "wall_ms", Values: []float64{915.367, 915.523, 915.679, 915.41, 915.6, 915.5}}}, 1)
+	ev := strings.Join(v.Evidence, " ")
+	if strings.Contains(ev, "median the median") {
+		t.Errorf("evidence repeats 'median': %q", ev)
+	}
+	if !strings.Contains(ev, "the median of platform wall_ms = 915.5") {
+		t.Errorf("evidence should give the estimate to its interval's digits: %q", ev)
+	}
+}
