@@ -16,7 +16,7 @@ const MarkdownFile = "report.md"
 // (store/markdown owns the rules).
 func mdText(s string) string { return markdown.Text(s) }
 
-// markdown renders the run as Markdown: answer, verdicts, the
+// markdown renders the run as Markdown: answer, verdicts, warnings, the
 // reproduction table (claim, seed's figure, ours with CI, verdict, host),
 // the summary of the primary metric, and links to the HTML page.
 func (v *runView) markdown() []byte {
@@ -50,6 +50,15 @@ func (v *runView) markdown() []byte {
 	}
 	if v.FDR != "" {
 		fmt.Fprintf(&b, "%s\n\n", mdText(v.FDR))
+	}
+	// The run's warnings, as the HTML page lists them: a reader of the
+	// Markdown in a pull request must see them too (review reports.md 2.1).
+	if len(v.Warnings) > 0 {
+		b.WriteString("**Warnings:**\n\n")
+		for _, w := range v.Warnings {
+			fmt.Fprintf(&b, "- %s\n", mdText(w))
+		}
+		b.WriteString("\n")
 	}
 
 	b.WriteString("## Reproduction\n\n")

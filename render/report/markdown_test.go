@@ -107,3 +107,19 @@ func TestMarkdownHostileGolden(t *testing.T) {
 		t.Errorf("report.md differs from %s (inspect, then -update):\n%s", path, got)
 	}
 }
+
+// TestMarkdownWarnings: the run's warnings reach report.md as a list, as
+// plain text, so a pull request's reader sees what the HTML page says
+// (review reports.md 2.1: report.md had none of them).
+func TestMarkdownWarnings(t *testing.T) {
+	v := &runView{run: &record.Run{}, Title: "t", Experiment: "x", ID: "1", Warnings: []string{"variant sync-21 skipped: no JDK 21", "a <b>|c</b>"}}
+	md := string(v.markdown())
+	for _, want := range []string{"**Warnings:**\n\n- variant sync-21 skipped: no JDK 21\n- a \\<b\\>\\|c\\</b\\>\n"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+	if md := string((&runView{run: &record.Run{}, Title: "t"}).markdown()); strings.Contains(md, "Warnings") {
+		t.Errorf("a run without warnings has a Warnings list:\n%s", md)
+	}
+}
