@@ -635,8 +635,13 @@ func (v *runView) trials() {
 		cells := []string{strconv.Itoa(t.Seq), t.Variant, t.Point, t.Group, strconv.Itoa(t.Trial), valid}
 		for _, name := range cols {
 			d, _ := metric.Lookup(name)
-			x, _ := metric.Value(t, name)
-			if d.Whole {
+			x, ok := metric.Measured(t, name)
+			if !ok {
+				// No measurement (a NaN, or a column a telemetry flag of
+				// this trial spoils, e.g. target CPU after a lost pid):
+				// "–", as the claims read it, not the 0 it was stored as.
+				cells = append(cells, "–")
+			} else if d.Whole {
 				cells = append(cells, strconv.FormatFloat(x, 'f', -1, 64))
 			} else {
 				cells = append(cells, num(x))
