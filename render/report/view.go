@@ -89,15 +89,19 @@ type runView struct {
 	Command    string
 	Version    string
 	Reproduce  string
-	Rebuild    string
-	Raw        []rawLink
-	Compare    *compareLink // the comparison with the previous run, if any
-	Merged     []mergedRow  // percentiles of each cell\'s merged histogram
-	MergedCols []string
-	Method     []string // the Method section, written from the manifest as run
-	Answer     string   // at most two sentences, from the verdicts and measured figures
-	ClaimList  []string // one line per claim below the answer (claimText)
-	FDR        string   // the Benjamini-Hochberg statement across the page's claims
+	// ReproduceNote says what Reproduce could not pin down: a build
+	// without a commit, a tree with uncommitted changes, another
+	// machine's host inventory.
+	ReproduceNote string
+	Rebuild       string
+	Raw           []rawLink
+	Compare       *compareLink // the comparison with the previous run, if any
+	Merged        []mergedRow  // percentiles of each cell's merged histogram
+	MergedCols    []string
+	Method        []string // the Method section, written from the manifest as run
+	Answer        string   // at most two sentences, from the verdicts and measured figures
+	ClaimList     []string // one line per claim below the answer (claimText)
+	FDR           string   // the Benjamini-Hochberg statement across the page's claims
 	// Extra holds rendered partials other parts of threadlab add to the
 	// page (an across-runs table, a per-fork series chart): each is placed
 	// after the verdicts, in order.
@@ -338,10 +342,7 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 		v.TargetCmds = append(v.TargetCmds, kv{k, shellJoin(r.Meta.TargetCmds[k])})
 	}
 	v.Pinning, v.Command, v.Version = r.Meta.Pinning, r.Meta.Command, r.Meta.Version
-	v.Reproduce = "make experiment EXP=" + shellQuote(v.Experiment)
-	if r.Meta.Profile != "" && r.Meta.Profile != "default" {
-		v.Reproduce += " PROFILE=" + shellQuote(r.Meta.Profile)
-	}
+	v.Reproduce, v.ReproduceNote = reproduce(v.Experiment, r.Meta)
 	v.Rebuild = "threadlab report " + shellQuote("data/"+v.Experiment+"/"+v.ID)
 	for _, f := range rawFiles {
 		if present[f.name] {
