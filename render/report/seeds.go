@@ -196,14 +196,14 @@ func supportedCount(latest map[string]indexRun) string {
 
 // twinKey is what makes claims twins: a comparison of the same two
 // variants (either order) at the same points and group on a time metric
-// (a duration or a latency). Any other claim is its own question.
+// (a latency, or a burst's wall time). Any other claim is its own question.
 func twinKey(id string, c *stats.Check) string {
 	if c == nil || len(c.Compare) != 2 {
 		return "claim " + id
 	}
-	switch d, _ := metric.Lookup(c.Metric); d.Kind {
-	case metric.Duration, metric.Latency:
-	default:
+	// A burst's wall time is the time of its slowest requests; start-up
+	// and other durations are not twins of a latency.
+	if d, _ := metric.Lookup(c.Metric); d.Kind != metric.Latency && c.Metric != "wall_ms" {
 		return "claim " + id
 	}
 	pair := slices.Clone(c.Compare)
