@@ -20,8 +20,9 @@ import (
 // METHODOLOGY.md carries.
 
 var (
-	calibrate     = flag.Bool("calibration", false, "run the long calibration and print its markdown table")
-	calibrateReps = flag.Int("calibration.reps", 100, "Monte Carlo repetitions per cell of the long calibration")
+	calibrate      = flag.Bool("calibration", false, "run the long calibration and print its markdown table")
+	calibrateReps  = flag.Int("calibration.reps", 100, "Monte Carlo repetitions per cell of the long calibration")
+	calibrateKinds = flag.String("calibration.kind", "", "print only the tables of the check kinds whose name contains this (and no coverage or sequential tables): to refresh one kind's table after its rule changed")
 )
 
 // truth places a simulated claim relative to its threshold.
@@ -332,9 +333,14 @@ func calibrationTable(w io.Writer, reps int) {
 	fmt.Fprintf(w, "Monte Carlo: %d repetitions per cell (standard error ≤ %.3f; %.3f at a rate of 0.05), seeded; forks × %d iterations "+
 		"(between-fork CV as in each row, within-fork CV %.0f%%), the production bootstrap (%d resamples).\n\n",
 		reps, mcSE(0.5, reps), mcSE(0.05, reps), calIters, 100*calWithinCV, calOptions.resamples())
-	coverageTable(w, reps)
-	seqTable(w, reps)
+	if *calibrateKinds == "" {
+		coverageTable(w, reps)
+		seqTable(w, reps)
+	}
 	for _, k := range calKinds {
+		if !strings.Contains(k.name, *calibrateKinds) {
+			continue
+		}
 		fmt.Fprintf(w, "#### %s\n\n| CV | measure |", k.name)
 		for _, n := range ns {
 			fmt.Fprintf(w, " n=%d |", n)

@@ -14,7 +14,9 @@ import (
 // without ties, normal approximation with tie correction otherwise), Holm
 // across slices; the mirror test in the other direction contradicts. It is
 // a test of a trend, not of every step: a plateau after a rise still
-// increases, which is why a trend claim has no interval to clear.
+// increases, which is why a trend claim has no interval to clear; its
+// size is last/first, which must move by at least the tolerance (10%
+// unless the check sets one) for the claim to be supported.
 func evalTrend(c Check, byVariant map[string][]*series, o Options) evaluation {
 	over, up := c.IncreasesOver, true
 	if len(c.DecreasesOver) > 0 {
@@ -73,6 +75,21 @@ func evalTrend(c Check, byVariant map[string][]*series, o Options) evaluation {
 			joinNums(meds), key, strings.Join(values, ", ")))
 	}
 	e.points = judge(units, o.level())
+	// A trend is a claim of size too: a significant drift of a few
+	// percent across a whole sweep is not "p99 climbs with users" (review
+	// statistics.md: without a size, any monotone drift is eventually
+	// supported). last/first must move by at least the tolerance (10%
+	// unless the check sets one), as flat_over's band is 10% wide.
+	tol := c.tolerance()
+	for i := range e.points {
+		pt := &e.points[i]
+		small := up && !(pt.Ratio >= 1+tol) || !up && !(pt.Ratio <= 1-tol)
+		if pt.Status == Supported && small {
+			pt.Status, pt.leans = Inconclusive, Inconclusive
+			pt.Reason = fmt.Sprintf("%s = %s: the trend is significant (%s p=%s) but smaller than the claim's minimum change, last/first %s %s (tolerance %s)",
+				units[i].what, fmtRatio(pt.Ratio), units[i].test, fmtP(pt.P), map[bool]string{true: "≥", false: "≤"}[up], fmtRatio(map[bool]float64{true: 1 + tol, false: 1 - tol}[up]), fmtRatio(tol))
+		}
+	}
 	for i, u := range units {
 		e.evidence = append(e.evidence, fmt.Sprintf("%s: %s = %s; %s that it %s%s → %s", pointName(u.label), u.what,
 			fmtRatio(u.est), u.test, dir, pText(e.points[i]), e.points[i].Status))
