@@ -309,7 +309,7 @@ func decisionRows(name string, runs []indexRun) []decisionRow {
 		out = append(out, decisionRow{
 			Reading: rd, Advice: thenOf(v.Decision, rd, ir.verdicts, ir.checks, ir.seeds), Shortfall: shortfall(v, rd),
 			When: v.Decision.When, Pick: v.Decision.Pick, Then: v.Decision.Then,
-			Claim: v.ID, Says: v.Says, Status: orDash(v.Status), Strength: strength(v), Leans: v.Leans, Flags: v.Flags,
+			Claim: v.ID, Says: v.Says, Status: orDash(v.Status), Strength: strength(v, ir.meta.Warnings), Leans: v.Leans, Flags: v.Flags,
 			Because: because(v, ir.seeds[v.ID]), MeasuredAt: measuredAt(ir.manifest, ir.meta.Profile),
 			Experiment: exp, Run: id, RunState: ir.meta.State, Drift: ir.drift.Badge(), DriftTitle: ir.drift.Title(),
 			Href: url.PathEscape(exp) + "/" + url.PathEscape(id) + "/index.html#claim-" + url.PathEscape(v.ID),

@@ -417,7 +417,7 @@ func (v *runView) verdicts() error {
 	for _, x := range vs {
 		rd := readClaim(x, v.checks[x.ID], v.seeds[x.ID])
 		v.readings = append(v.readings, rd)
-		row := verdictRow{ID: x.ID, Says: x.Says, Status: orDash(x.Status), StatusText: statusText(x.Status), Strength: strength(x), Reason: x.Reason, Leans: x.Leans,
+		row := verdictRow{ID: x.ID, Says: x.Says, Status: orDash(x.Status), StatusText: statusText(x.Status), Strength: strength(x, v.run.Meta.Warnings), Reason: x.Reason, Leans: x.Leans,
 			Evidence: x.Evidence, Flags: x.Flags, Decision: x.Decision, Reading: rd, Then: thenOf(x.Decision, rd, vs, v.checks, v.seeds)}
 		var nums []string
 		if x.Ratio != 0 {
@@ -456,13 +456,19 @@ func (v *runView) verdicts() error {
 // flags (few-trials-ci, few-trials-test) do not weaken it: a supported
 // claim already passed its test. An inconclusive verdict stays
 // inconclusive even when its medians lean one way; the row shows the lean.
-func strength(x record.Verdict) string {
+// A run whose host failed a host check (hostWarned) has no solid claims
+// either: the verdict is the data's, but a reader acting on the row alone
+// should know the host was not what the check wants (review reports.md).
+func strength(x record.Verdict, warnings []string) string {
 	switch x.Status {
 	case "supported":
 		for _, f := range x.Flags {
 			if !sizeFlag(f) {
 				return "directional"
 			}
+		}
+		if hostWarned(warnings) {
+			return "directional"
 		}
 		return "solid"
 	case "contradicted", "inconclusive", stats.NotApplicable:
@@ -471,6 +477,13 @@ func strength(x record.Verdict) string {
 		return "inconclusive"
 	}
 	return x.Status
+}
+
+// hostWarned tells whether a run's warnings say its host failed a host
+// check (pipeline.State.Warn's "host check …", on this machine or on one
+// of --hosts).
+func hostWarned(warnings []string) bool {
+	return slices.ContainsFunc(warnings, func(w string) bool { return strings.HasPrefix(w, "host check ") })
 }
 
 // statusText is a recorded status as the page shows it: "not applicable
