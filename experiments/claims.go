@@ -215,8 +215,8 @@ func (m *Manifest) validateOver(f, kind string, c stats.Check, hasBound bool, cs
 	}
 	// flat_over's tolerance is the band it stays in; a trend's the least
 	// change last/first must show.
-	if c.Tolerance < 0 || c.Tolerance > 1 {
-		bad(f+".tolerance", "must be a fraction between 0 and 1, like 0.1 for 10%%, got %g", c.Tolerance)
+	if c.Tolerance < 0 || c.Tolerance > 1 || kind != "flat_over" && c.Tolerance >= 1 {
+		bad(f+".tolerance", "must be a fraction between 0 and 1 (below 1 for a trend, whose last/first must move by it), like 0.1 for 10%%, got %g", c.Tolerance)
 	}
 	if len(over) != 1 {
 		bad(f+"."+kind, "needs exactly one sweep key, got %d (write one claim per key)", len(over))

@@ -115,6 +115,10 @@ func shellJoin(argv []string) string {
 var (
 	hexCommit      = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
 	describeCommit = regexp.MustCompile(`-g([0-9a-f]{7,40})$`)
+	// pseudoCommit: a Go pseudo-version, v0.0.0-20261201123456-7c692d2abcde.
+	pseudoCommit = regexp.MustCompile(`-\d{14}-([0-9a-f]{12})$`)
+	// exactTag: git describe on a tagged commit, v1.2 or v1.2.3.
+	exactTag = regexp.MustCompile(`^v\d+(\.\d+)*$`)
 )
 
 // versionCommit is the commit a threadlab version names, and whether the
@@ -129,8 +133,13 @@ func versionCommit(version string) (commit string, clean bool) {
 	if hexCommit.MatchString(base) {
 		return base, !dirty
 	}
-	if m := describeCommit.FindStringSubmatch(base); m != nil {
-		return m[1], !dirty
+	for _, re := range []*regexp.Regexp{describeCommit, pseudoCommit} {
+		if m := re.FindStringSubmatch(base); m != nil {
+			return m[1], !dirty
+		}
+	}
+	if exactTag.MatchString(base) {
+		return base, !dirty
 	}
 	return "", false
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/threadlab/threadlab/store/digits"
 )
 
 // generatorShare says how much CPU an unpinned load generator took beside
@@ -60,20 +62,20 @@ func (v *runView) generatorShare(pinned bool) string {
 			gap, gapPoint, least, most = d, p, l, m
 		}
 	}
-	s := fmt.Sprintf("The unpinned load generator used %s%% of one core per cell (median over forks of generator CPU over the measured window)", num(lo))
+	s := fmt.Sprintf("The unpinned load generator used %s%% of one core per cell (median over forks of generator CPU over the measured window)", cpuShare(lo))
 	if hi > lo {
-		s = fmt.Sprintf("The unpinned load generator used %s–%s%% of one core per cell (median over forks of generator CPU over the measured window)", num(lo), num(hi))
+		s = fmt.Sprintf("The unpinned load generator used %s–%s%% of one core per cell (median over forks of generator CPU over the measured window)", cpuShare(lo), cpuShare(hi))
 	}
-	if gap < 0 {
+	if gap <= 0 {
 		return s + "."
 	}
 	at := ""
 	if gapPoint != "" {
 		at = " at " + pointLabel(gapPoint, v.layout.SweepKeys)
 	}
-	s += fmt.Sprintf("; it was busiest beside %s (%s%%) and least busy beside %s (%s%%)%s", most.variant, num(most.pct), least.variant, num(least.pct), at)
+	s += fmt.Sprintf("; it was busiest beside %s (%s%%) and least busy beside %s (%s%%)%s", most.variant, cpuShare(most.pct), least.variant, cpuShare(least.pct), at)
 	if cpus := v.hostCPUs(); cpus > 0 {
-		s += fmt.Sprintf(", a gap of %s%% of the host's %d CPUs that %s's target did not have", num(gap/float64(cpus)), cpus, most.variant)
+		s += fmt.Sprintf(", a gap of %s%% of the host's %d CPUs that %s's target did not have", cpuShare(gap/float64(cpus)), cpus, most.variant)
 	}
 	return s + "."
 }
@@ -96,3 +98,6 @@ func (v *runView) hostCPUs() int {
 	}
 	return 0
 }
+
+// cpuShare writes a percentage of a core or of the host to a tenth: 3.2, 13.2, 5.
+func cpuShare(x float64) string { return digits.Format(x, digits.Tenths) }

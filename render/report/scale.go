@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/threadlab/threadlab/store/record"
@@ -18,15 +19,7 @@ func measuredAt(mi *record.ManifestInfo, profile string) string {
 	if mi == nil {
 		return ""
 	}
-	g := mi.Load.LoadGroupInfo
-	if len(mi.Load.Groups) > 0 {
-		g = mi.Load.Groups[0]
-		for _, x := range mi.Load.Groups {
-			if x.Name == mi.Load.Measure {
-				g = x
-			}
-		}
-	}
+	g := measuredGroup(mi)
 	var figure string
 	var other []string
 	swept := map[string][]string{}
@@ -48,7 +41,7 @@ func measuredAt(mi *record.ManifestInfo, profile string) string {
 	case "burst":
 		figure = "bursts of " + values("burst", thousands(g.Burst)) + " requests"
 	case "open":
-		rate := values("rate", num(g.Rate))
+		rate := values("rate", strconv.FormatFloat(g.Rate, 'f', -1, 64))
 		if vs, ok := swept["connections"]; ok {
 			rate = strings.Join(vs, ", ")
 		}
@@ -63,7 +56,7 @@ func measuredAt(mi *record.ManifestInfo, profile string) string {
 				peak = max(peak, float64(s.Users))
 			}
 		}
-		figure = "a ramp up to " + num(peak) + unit
+		figure = "a ramp up to " + strconv.FormatFloat(peak, 'f', -1, 64) + unit
 	default:
 		figure = values("users", thousands(g.Users)) + " users"
 	}
@@ -75,4 +68,22 @@ func measuredAt(mi *record.ManifestInfo, profile string) string {
 		s += fmt.Sprintf(" (profile %s)", p)
 	}
 	return s
+}
+
+// measuredGroup is the request group a run answers its question with: the
+// only group, or the one load.measure names (the first when it names
+// none). The zero group without a manifest.
+func measuredGroup(mi *record.ManifestInfo) record.LoadGroupInfo {
+	if mi == nil {
+		return record.LoadGroupInfo{}
+	}
+	if len(mi.Load.Groups) == 0 {
+		return mi.Load.LoadGroupInfo
+	}
+	for _, g := range mi.Load.Groups {
+		if g.Name == mi.Load.Measure {
+			return g
+		}
+	}
+	return mi.Load.Groups[0]
 }

@@ -162,7 +162,7 @@ func supportedCount(latest map[string]indexRun) string {
 			if v.Status == "supported" {
 				supported++
 			}
-			key := exp + "\x00" + twinKey(v.ID, ir.checks[v.ID])
+			key := exp + "\x00" + twinKey(v.ID, ir.checks[v.ID], measuredGroup(ir.manifest).Model)
 			q := questions[key]
 			if q == nil {
 				q = &question{}
@@ -194,21 +194,31 @@ func supportedCount(latest map[string]indexRun) string {
 	return s
 }
 
-// twinKey is what makes claims twins: a comparison of the same two
-// variants (either order) at the same points and group on a time metric
-// (a latency, or a burst's wall time). Any other claim is its own question.
-func twinKey(id string, c *stats.Check) string {
-	if c == nil || len(c.Compare) != 2 {
+// twinKey is what makes claims twins: in a run measured with bursts, a
+// comparison of the same two variants at the same points and group, of the
+// same kind and sign (A above B, below, or a band), on the burst's wall
+// time or a latency percentile, which all read its slowest requests. Any
+// other claim is its own question.
+func twinKey(id string, c *stats.Check, model string) string {
+	if c == nil || len(c.Compare) != 2 || model != "burst" {
 		return "claim " + id
 	}
-	// A burst's wall time is the time of its slowest requests; start-up
-	// and other durations are not twins of a latency.
 	if d, _ := metric.Lookup(c.Metric); d.Kind != metric.Latency && c.Metric != "wall_ms" {
 		return "claim " + id
 	}
+	_, lo := stats.Bound(c.AtLeast)
+	_, hi := stats.Bound(c.AtMost)
 	pair := slices.Clone(c.Compare)
 	slices.Sort(pair)
-	return fmt.Sprintf("time %s|%s|%v|%s", pair[0], pair[1], c.Where, c.Group)
+	kind := "band"
+	if lo != hi {
+		above := lo
+		if pair[0] != c.Compare[0] {
+			above = !above // [B, A] at_least is [A, B] at_most
+		}
+		kind = map[bool]string{true: "above", false: "below"}[above]
+	}
+	return fmt.Sprintf("time %s|%s|%s|%v|%s", pair[0], pair[1], kind, c.Where, c.Group)
 }
 
 // seedSegment finds the write-up ids a source or seed passage names:
