@@ -159,8 +159,9 @@ var calKinds = []calKind{
 		}},
 	{"increases_over (3 levels)", Check{Metric: "rps", Variant: "v", IncreasesOver: map[string][]string{"k": {"1", "2", "3"}}},
 		func(rng *rand.Rand, t truth, cv float64, n int) []Cell {
-			// the threshold of a trend is no trend; beating it by x means last/first = x
-			f := factor(t)
+			// the threshold of a trend is its minimum change, last/first =
+			// 1.1 (the default tolerance); beating it by x means 1.1x
+			f := (1 + DefaultTolerance) * factor(t)
 			return levelCells([]float64{100, 100 * math.Sqrt(f), 100 * f}, rng, cv, n)
 		}},
 }
