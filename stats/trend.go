@@ -74,7 +74,7 @@ func evalTrend(c Check, byVariant map[string][]*series, o Options) evaluation {
 		units = append(units, u)
 		// The size: last/first against 1 ± tolerance, tested and
 		// bootstrapped as a compare claim's ratio is.
-		size := unit{label: sl.label, problem: u.problem, est: u.est, lo: math.NaN(), hi: math.NaN()}
+		size := unit{label: sl.label, problem: u.problem, est: u.est, lo: math.NaN(), hi: math.NaN(), sides: []side{bound}} // judge reads the sides of every unit
 		if u.problem == "" {
 			first, last := present[0].s, present[len(present)-1].s
 			size = ratioUnit(sl.label, key+"="+present[len(present)-1].value, key+"="+present[0].value, last, first, []side{bound}, o)
