@@ -52,8 +52,8 @@ test-short: ## unit tests only (no JVM, no PostgreSQL, no Chromium)
 bench: ## Go benchmarks (speed and allocation targets live here, not in unit tests)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-calibration: ## Monte Carlo error rates, power, interval coverage and sequential savings of every claim test through the production bootstrap, as the tables in METHODOLOGY.md (~10 CPU-s per repetition; REPS=100 by default, 1000 needs ~3 CPU-hours)
-	@cd stats && $(GO) test -run '^TestCalibrationTable$$' -calibration -calibration.reps $(or $(REPS),100) -count=1 -timeout 600m . | grep -v -e '^PASS$$' -e '^ok '
+calibration: ## Monte Carlo error rates, power, interval coverage and sequential savings of every claim test through the production bootstrap, as the tables in METHODOLOGY.md (~10 CPU-s per repetition; REPS=100 by default, 1000 needs ~3 CPU-hours; KIND=increases_over prints one kind's table)
+	@cd stats && $(GO) test -run '^TestCalibrationTable$$' -calibration -calibration.reps $(or $(REPS),100) $(if $(KIND),-calibration.kind '$(KIND)') -count=1 -timeout 600m . | grep -v -e '^PASS$$' -e '^ok '
 
 calibration-steady: ## false "supported" of the steady-state selection under variant-specific warm-up, and of the until-steady stop rule under a slow drift, 4/8/16 forks (about 1 CPU-minute at REPS=200)
 	@$(GO) test -run '^Test(Steady|Drift)Calibration$$' -count=1 -v -timeout 120m ./judge/verdicts/ -steadycal.reps=$(or $(REPS),100) | grep -e '|' -e FAIL

@@ -181,7 +181,7 @@ func (m *Manifest) validateCompare(f string, c stats.Check, lo, hi float64, hasL
 		bad(f+".at_most", "must be a positive ratio A/B, got %g", hi)
 	}
 	if c.Tolerance != 0 {
-		bad(f+".tolerance", "only applies to flat_over (remove it, or give at_least and at_most for a band)")
+		bad(f+".tolerance", "only applies to flat_over, increases_over and decreases_over (remove it, or give at_least and at_most for a band)")
 	}
 }
 
@@ -197,7 +197,7 @@ func (m *Manifest) validateAbsolute(f string, c stats.Check, hasBound bool, bad 
 		bad(f, "an absolute check on variant %q needs at_least: or at_most: (e.g. {metric: errors, variant: %s, at_most: 0})", c.Variant, c.Variant)
 	}
 	if c.Tolerance != 0 {
-		bad(f+".tolerance", "only applies to flat_over (remove it)")
+		bad(f+".tolerance", "only applies to flat_over, increases_over and decreases_over (remove it)")
 	}
 }
 
@@ -213,12 +213,10 @@ func (m *Manifest) validateOver(f, kind string, c stats.Check, hasBound bool, cs
 	if hasBound {
 		bad(f+".at_least", "at_least/at_most do not apply to %s (remove them%s)", kind, map[bool]string{true: "; flat_over uses tolerance", false: ""}[kind == "flat_over"])
 	}
-	if kind == "flat_over" {
-		if c.Tolerance < 0 || c.Tolerance > 1 {
-			bad(f+".tolerance", "must be a fraction between 0 and 1, like 0.1 for 10%%, got %g", c.Tolerance)
-		}
-	} else if c.Tolerance != 0 {
-		bad(f+".tolerance", "only applies to flat_over (remove it)")
+	// flat_over's tolerance is the band it stays in; a trend's the least
+	// change last/first must show.
+	if c.Tolerance < 0 || c.Tolerance > 1 || kind != "flat_over" && c.Tolerance >= 1 {
+		bad(f+".tolerance", "must be a fraction between 0 and 1 (below 1 for a trend, whose last/first must move by it), like 0.1 for 10%%, got %g", c.Tolerance)
 	}
 	if len(over) != 1 {
 		bad(f+"."+kind, "needs exactly one sweep key, got %d (write one claim per key)", len(over))

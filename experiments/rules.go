@@ -103,7 +103,7 @@ var Rules = map[string]Rule{
 		}
 		return nil
 	}},
-	"trend": {"a trend over sweep points (increases_over, decreases_over): direction only, the seed's step beside it", func(c Claim) *string {
+	"trend": {"a trend over sweep points (increases_over, decreases_over): the direction, last/first moving by at least the tolerance (10% by default), the seed's step beside it", func(c Claim) *string {
 		if k := over(c.Check); k != "increases_over" && k != "decreases_over" {
 			return msg("an increases_over or decreases_over check")
 		}

@@ -20,8 +20,9 @@ import (
 // METHODOLOGY.md carries.
 
 var (
-	calibrate     = flag.Bool("calibration", false, "run the long calibration and print its markdown table")
-	calibrateReps = flag.Int("calibration.reps", 100, "Monte Carlo repetitions per cell of the long calibration")
+	calibrate      = flag.Bool("calibration", false, "run the long calibration and print its markdown table")
+	calibrateReps  = flag.Int("calibration.reps", 100, "Monte Carlo repetitions per cell of the long calibration")
+	calibrateKinds = flag.String("calibration.kind", "", "print only the tables of the check kinds whose name contains this (and no coverage or sequential tables): to refresh one kind's table after its rule changed")
 )
 
 // truth places a simulated claim relative to its threshold.
@@ -158,8 +159,9 @@ var calKinds = []calKind{
 		}},
 	{"increases_over (3 levels)", Check{Metric: "rps", Variant: "v", IncreasesOver: map[string][]string{"k": {"1", "2", "3"}}},
 		func(rng *rand.Rand, t truth, cv float64, n int) []Cell {
-			// the threshold of a trend is no trend; beating it by x means last/first = x
-			f := factor(t)
+			// the threshold of a trend is its minimum change, last/first =
+			// 1.1 (the default tolerance); beating it by x means 1.1x
+			f := (1 + DefaultTolerance) * factor(t)
 			return levelCells([]float64{100, 100 * math.Sqrt(f), 100 * f}, rng, cv, n)
 		}},
 }
@@ -332,9 +334,14 @@ func calibrationTable(w io.Writer, reps int) {
 	fmt.Fprintf(w, "Monte Carlo: %d repetitions per cell (standard error ≤ %.3f; %.3f at a rate of 0.05), seeded; forks × %d iterations "+
 		"(between-fork CV as in each row, within-fork CV %.0f%%), the production bootstrap (%d resamples).\n\n",
 		reps, mcSE(0.5, reps), mcSE(0.05, reps), calIters, 100*calWithinCV, calOptions.resamples())
-	coverageTable(w, reps)
-	seqTable(w, reps)
+	if *calibrateKinds == "" {
+		coverageTable(w, reps)
+		seqTable(w, reps)
+	}
 	for _, k := range calKinds {
+		if !strings.Contains(k.name, *calibrateKinds) {
+			continue
+		}
 		fmt.Fprintf(w, "#### %s\n\n| CV | measure |", k.name)
 		for _, n := range ns {
 			fmt.Fprintf(w, " n=%d |", n)

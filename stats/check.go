@@ -11,7 +11,8 @@ package stats
 //   - variant: V, at_most: x (or at_least: x) with no compare -> an absolute check on
 //     metric(V) itself, e.g. {metric: errors, variant: webflux, at_most: 0}
 //   - variant: V, increases_over: {k: [..]} (or decreases_over) -> metric(V) rises
-//     (falls) monotonically across those values of sweep key k
+//     (falls) monotonically across those values of sweep key k, last/first by at
+//     least Tolerance (default 10%)
 //
 // Where restricts the sweep points considered (all points when empty).
 // Metric names are trials.csv columns (rps, wall_ms, p99_ms, ...). Group

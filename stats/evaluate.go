@@ -94,8 +94,8 @@ type Estimate struct {
 	// Ratio is the unit's estimate: A/B of the medians (compare), the
 	// ratio of two levels' medians (flat_over), the median itself
 	// (absolute), the last level's median over the first's (trend). Low
-	// and High bound its bootstrap interval at the level of the test (NaN
-	// for a trend, which is decided by its test alone).
+	// and High bound its bootstrap interval at the level of the test (for
+	// a trend, that of its size test, last/first against 1 ± tolerance).
 	Ratio float64
 	Low   float64
 	High  float64

@@ -1,6 +1,8 @@
 package stats
 
 import (
+	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -33,6 +35,20 @@ func TestFlags(t *testing.T) {
 			why:   "enough for a test (min p 2/C(10,5) = 0.0079) but not an interval (0.9375 < 0.95)",
 			xs:    []float64{100, 100, 100, 100, 100},
 			codes: []string{FlagFewTrialsCI},
+		},
+		{
+			name: "two groups of forks",
+			why:  "3 forks at 100-102, 3 at 130-131: a gap of 28 is 9x the wider group's range and 24% of the median 116",
+			// CV 13.5% also makes it noisy
+			xs:    []float64{100, 130, 101, 131, 102, 130},
+			codes: []string{FlagNoisyCV, FlagBimodal},
+			msg:   "3 at 100–102 and 3 at 130–131",
+		},
+		{
+			name:  "a count's step is no second state",
+			why:   "gc_count 1, 1, 1, 2, 2, 2: a gap of one count is the metric's resolution",
+			xs:    []float64{1, 2, 1, 2, 1, 2},
+			codes: []string{FlagNoisyCV},
 		},
 		{
 			name: "noisy",
@@ -156,6 +172,58 @@ func TestHigherIsBetter(t *testing.T) {
 		}
 		if got := KnownMetric(tt.metric); got != tt.know {
 			t.Errorf("KnownMetric(%q) = %v, want %v (%s)", tt.metric, got, tt.know, tt.why)
+		}
+	}
+}
+
+// TestBimodalFalseAlarm: the bimodal rule fires on one group of values,
+// normal or skewed (lognormal, as latencies are), about 1 time in 100 from
+// 4 to 23 values and 5% to 30% CV (at most 2.5% here, 2,000 samples per
+// row: 1% plus 3 standard errors and the lognormal's heavier tail), and
+// finds two groups 30% apart at 2% CV from 6 forks on.
+func TestBimodalFalseAlarm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	const reps = 2000
+	for _, n := range []int{4, 5, 6, 8, 10, 15, 20, 23} {
+		for _, cv := range []float64{0.05, 0.10, 0.30} {
+			for _, skew := range []bool{false, true} {
+				fired := 0
+				for range reps {
+					xs := make([]float64, n)
+					for i := range xs {
+						if skew {
+							xs[i] = 100 * math.Exp(cv*rng.NormFloat64())
+						} else {
+							xs[i] = 100 * (1 + cv*rng.NormFloat64())
+						}
+					}
+					if _, ok := bimodal(xs); ok {
+						fired++
+					}
+				}
+				if rate := float64(fired) / reps; rate > 0.025 {
+					t.Errorf("n=%d CV %.0f%% lognormal=%v: bimodal on %.3f of unimodal samples, want ≤ 0.025", n, 100*cv, skew, rate)
+				}
+			}
+		}
+	}
+	for _, n := range []int{6, 8, 12} {
+		found := 0
+		for range reps {
+			xs := make([]float64, n)
+			for i := range xs {
+				m := 100.0
+				if i%2 == 1 {
+					m = 130
+				}
+				xs[i] = m * (1 + 0.02*rng.NormFloat64())
+			}
+			if _, ok := bimodal(xs); ok {
+				found++
+			}
+		}
+		if rate := float64(found) / reps; rate < 0.85 {
+			t.Errorf("n=%d: two groups 30%% apart at 2%% CV found in %.3f of samples, want ≥ 0.85", n, rate)
 		}
 	}
 }

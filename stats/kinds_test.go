@@ -86,6 +86,39 @@ func TestEvaluateTrend(t *testing.T) {
 	}
 }
 
+// TestEvaluateTrendSize: a trend claim has a size. A perfectly ordered
+// drift of 2% is significant, but "p99 climbs with users" needs last/first
+// to move by the tolerance (10% by default); the check may set another.
+func TestEvaluateTrendSize(t *testing.T) {
+	var cells []Cell
+	for i, p := range []string{"10", "20", "40"} {
+		base := 100 + float64(i)
+		cells = append(cells, Cell{Variant: "virtual", Metric: "p99_ms", Point: at("users", p), Values: []float64{base, base + 0.1, base + 0.2}})
+	}
+	over := map[string][]string{"users": {"10", "20", "40"}}
+	rows := []struct {
+		why    string
+		check  Check
+		status string
+		reason string
+	}{
+		{"2% up, significant, under the default 10%", Check{Metric: "p99_ms", Variant: "virtual", IncreasesOver: over}, Inconclusive, "its size is not shown"},
+		{"the same drift against a stated 1% tolerance", Check{Metric: "p99_ms", Variant: "virtual", IncreasesOver: over, Tolerance: 0.01}, Supported, "clears"},
+		{"the size gate never turns a reversal into anything milder", Check{Metric: "p99_ms", Variant: "virtual", DecreasesOver: over}, Contradicted, "other direction"},
+	}
+	for _, r := range rows {
+		v := Evaluate("trend", "climbs", r.check, cells, 1)
+		if v.Status != r.status || !strings.Contains(v.Reason, r.reason) {
+			t.Errorf("%s: %s (%s), want %s with %q", r.why, v.Status, v.Reason, r.status, r.reason)
+		}
+	}
+	// 2% where 10% is claimed is decided, not waiting for forks: the size
+	// test puts last/first below 1.1, so the verdict is closed.
+	if v := Evaluate("trend", "climbs", rows[0].check, cells, 1); v.Open {
+		t.Errorf("a trend shown smaller than its minimum change is still open: %s", v.Reason)
+	}
+}
+
 // TestEvaluateForks: with fork structure the unit of replication is the
 // fork (the median of its iterations), not the iteration.
 func TestEvaluateForks(t *testing.T) {

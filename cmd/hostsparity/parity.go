@@ -175,26 +175,13 @@ func forks(r *record.Run, rd *verdicts.Reading, v, name string, all bool) (fs []
 	}
 	slices.SortStableFunc(ts, func(x, y record.Trial) int { return x.Seq - y.Seq })
 	_, fs = verdicts.ByFork(ts, func(t record.Trial) (float64, bool) {
-		x, ok := metric.Value(t, name)
-		ok = ok && !math.IsNaN(x) && !spoiled(t, name)
+		x, ok := metric.Measured(t, name)
 		if ok {
 			n++
 		}
 		return x, ok
 	})
 	return fs, n
-}
-
-// spoiled says whether the trial carries a flag that spoils the metric
-// (a CPU window lost leaves target_cpu_s at 0, which is no measurement).
-func spoiled(t record.Trial, name string) bool {
-	d, _ := metric.Lookup(name)
-	for _, f := range strings.Split(t.Flags, ";") {
-		if f != "" && slices.Contains(d.SpoiledBy, f) {
-			return true
-		}
-	}
-	return false
 }
 
 // medianOfForks is the median of the forks' medians; NaN without forks.

@@ -21,7 +21,6 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -501,8 +500,7 @@ func forkValues(ts []record.Trial, name string, skip map[forkKey]int) (medians [
 		if t.Fork != 0 && seen[id] <= skip[forkKey{t.Variant, t.Point, t.Group, t.Fork}] {
 			return 0, false
 		}
-		x, ok := metric.Value(t, name)
-		return x, ok && !math.IsNaN(x)
+		return metric.Measured(t, name) // a value a telemetry flag spoils is no measurement, as in the verdicts
 	})
 	medians = verdicts.Summarize(name, medians, forks)
 	return medians, verdicts.Units(name, medians, forks)

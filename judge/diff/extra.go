@@ -15,7 +15,7 @@ import (
 type VerdictChange struct {
 	ID, Says             string
 	Old, New             string // status; "" when the run has no such claim
-	OldFigure, NewFigure string // measured ratio with its CI, when recorded
+	OldFigure, NewFigure string // what the claim tested (a ratio, or a median for an absolute claim) with its CI, when recorded
 }
 
 // statusText is a recorded status as a reader sees it ("" stays "", so

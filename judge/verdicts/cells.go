@@ -2,13 +2,11 @@ package verdicts
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/measure/metric"
-	"github.com/threadlab/threadlab/measure/telemetry"
 	"github.com/threadlab/threadlab/stats"
 	"github.com/threadlab/threadlab/store/record"
 )
@@ -33,10 +31,7 @@ func GroupTrials(trials []record.Trial) map[record.CellKey][]record.Trial {
 // without a fork id (runs made before forks existed) are each their own
 // fork.
 func ForkValues(ts []record.Trial, name string) (medians []float64, forks [][]float64) {
-	medians, forks = ByFork(ts, func(t record.Trial) (float64, bool) {
-		x, ok := metric.Value(t, name)
-		return x, ok && !math.IsNaN(x) && !spoiled(t, name)
-	})
+	medians, forks = ByFork(ts, func(t record.Trial) (float64, bool) { return metric.Measured(t, name) })
 	return Summarize(name, medians, forks), forks
 }
 
@@ -110,22 +105,6 @@ func ForkID(t record.Trial) int {
 func medians(ts []record.Trial, name string) []float64 {
 	xs, _ := ForkValues(ts, name)
 	return xs
-}
-
-// spoiled tells whether a telemetry flag of the row makes this column
-// unreliable (a lost pid leaves target_cpu_pct at 0): such a value is left
-// out even when the row stayed valid because no claim read the column
-// when it was measured.
-func spoiled(t record.Trial, name string) bool {
-	if t.Flags == "" {
-		return false
-	}
-	for _, code := range strings.Split(t.Flags, ";") {
-		if slices.Contains(telemetry.Affects(code), name) {
-			return true
-		}
-	}
-	return false
 }
 
 // claimCells builds the stats cells a claim is evaluated on: per cell of

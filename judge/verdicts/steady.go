@@ -121,7 +121,7 @@ func (sel selection) cell(k record.CellKey, ts []record.Trial) ([]record.Trial, 
 		legacy -= len(byFork[f])
 		var pos []int
 		for _, i := range byFork[f] {
-			if x, ok := metric.Value(ts[i], sel.metric); ok && !math.IsNaN(x) && !spoiled(ts[i], sel.metric) {
+			if _, ok := metric.Measured(ts[i], sel.metric); ok {
 				pos = append(pos, i)
 			}
 		}

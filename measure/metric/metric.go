@@ -34,7 +34,9 @@ package metric
 
 import (
 	"cmp"
+	"math"
 	"slices"
+	"strings"
 
 	"github.com/threadlab/threadlab/store/record"
 )
@@ -405,6 +407,30 @@ func Value(t record.Trial, name string) (float64, bool) {
 		return 0, false
 	}
 	return d.Value(t), true
+}
+
+// Measured is the trial's value of a metric when there is one to read:
+// false for an unknown name, a NaN, or a column a telemetry flag of the
+// trial spoils (a lost pid leaves target_cpu_pct at 0, which is no
+// measurement). Verdicts, steady-state classification and the trials table
+// all read values through it, so a spoiled 0 is neither counted nor shown.
+func Measured(t record.Trial, name string) (float64, bool) {
+	d, ok := Lookup(name)
+	if !ok {
+		return 0, false
+	}
+	x := d.Value(t)
+	if math.IsNaN(x) {
+		return x, false
+	}
+	if t.Flags != "" {
+		for _, code := range strings.Split(t.Flags, ";") {
+			if code != "" && slices.Contains(d.SpoiledBy, code) {
+				return x, false
+			}
+		}
+	}
+	return x, true
 }
 
 // SeriesDef defines one numeric series.csv column: a per-second value

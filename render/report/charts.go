@@ -256,7 +256,10 @@ func (v *runView) primaryChart() *chart {
 				if !t.Valid {
 					continue
 				}
-				x, _ := metric.Value(t, name)
+				x, ok := metric.Measured(t, name)
+				if !ok {
+					continue // no measurement (a spoiled 0): no dot
+				}
 				dots = append(dots, opts.ScatterData{Name: fmt.Sprintf("trial %d", t.Trial), Value: []any{jitter(i, k, len(ts)), round(x)}})
 			}
 		}
@@ -298,7 +301,10 @@ func (v *runView) primaryChart() *chart {
 			if t.Valid {
 				continue
 			}
-			x, _ := metric.Value(t, name)
+			x, ok := metric.Measured(t, name)
+			if !ok {
+				continue
+			}
 			invalid = append(invalid, opts.ScatterData{Name: fmt.Sprintf("trial %d", t.Trial), Value: []any{jitter(i, k, len(ts)), round(x)}})
 		}
 	}

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"cmp"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -105,4 +107,76 @@ func shellJoin(argv []string) string {
 		q[i] = shellQuote(a)
 	}
 	return strings.Join(q, " ")
+}
+
+// hexCommit matches a bare abbreviated or full commit (git describe
+// --always); describeCommit the commit git describe appends to a tag
+// ("v1.2-3-gabc1234").
+var (
+	hexCommit      = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
+	describeCommit = regexp.MustCompile(`-g([0-9a-f]{7,40})$`)
+	// pseudoCommit: a Go pseudo-version, v0.0.0-20261201123456-7c692d2abcde.
+	pseudoCommit = regexp.MustCompile(`-\d{14}-([0-9a-f]{12})$`)
+	// exactTag: git describe on a tagged commit, v1.2 or v1.2.3.
+	exactTag = regexp.MustCompile(`^v\d+(\.\d+)*$`)
+)
+
+// versionCommit is the commit a threadlab version names, and whether the
+// tree it was built from was clean: make build stamps git describe
+// --always --dirty, a plain go build the module's pseudo-version. "" for a
+// build that names none ("dev", "(devel)").
+func versionCommit(version string) (commit string, clean bool) {
+	base, dirty := strings.CutSuffix(version, "-dirty")
+	if !dirty {
+		base, dirty = strings.CutSuffix(base, "+dirty")
+	}
+	if hexCommit.MatchString(base) {
+		return base, !dirty
+	}
+	for _, re := range []*regexp.Regexp{describeCommit, pseudoCommit} {
+		if m := re.FindStringSubmatch(base); m != nil {
+			return m[1], !dirty
+		}
+	}
+	if exactTag.MatchString(base) {
+		return base, !dirty
+	}
+	return "", false
+}
+
+// reproduce is the command that runs the experiment again as the run
+// did: on the commit that made it (git checkout), with its profile, and
+// through threadlab run --hosts when it ran on several hosts (make
+// experiment runs on one). The note says what the command cannot pin.
+func reproduce(exp string, m record.Meta) (cmd, note string) {
+	var parts []string
+	commit, clean := versionCommit(m.Version)
+	if commit != "" {
+		parts = append(parts, "git checkout "+commit)
+	}
+	profile := m.Profile != "" && m.Profile != "default"
+	if m.Hosts != nil {
+		run := "make build && bin/threadlab run --hosts " + shellQuote(cmp.Or(m.Hosts.Inventory, "hosts.yaml"))
+		if profile {
+			run += " --profile " + shellQuote(m.Profile)
+		}
+		parts = append(parts, run+" "+shellQuote("experiments/"+exp+".yaml"))
+	} else {
+		run := "make experiment EXP=" + shellQuote(exp)
+		if profile {
+			run += " PROFILE=" + shellQuote(m.Profile)
+		}
+		parts = append(parts, run)
+	}
+	var notes []string
+	switch {
+	case commit == "":
+		notes = append(notes, "The run's threadlab build named no commit ("+strconv.Quote(m.Version)+"), so this runs today's code.")
+	case !clean:
+		notes = append(notes, "The run's threadlab was built from "+commit+" with uncommitted changes; the checkout has the commit without them.")
+	}
+	if m.Hosts != nil {
+		notes = append(notes, "It ran on "+strconv.Itoa(len(m.Hosts.Hosts))+" hosts: --hosts names the inventory it used; write one for your machines (README.md, section “Several hosts over SSH”).")
+	}
+	return strings.Join(parts, " && "), strings.Join(notes, " ")
 }

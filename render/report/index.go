@@ -45,6 +45,9 @@ type decisionRow struct {
 	Reading                 reading    // outcome, direction, size, threshold (reading.go)
 	Advice                  thenAdvice // the "then", where the pick stands
 	Shortfall               string     // for "smaller than claimed": by how much
+	// MeasuredAt is the load the run measured at (measuredAt), shown
+	// under "when", which keeps the seed's scale words.
+	MeasuredAt string
 }
 
 type experimentView struct {
@@ -306,8 +309,8 @@ func decisionRows(name string, runs []indexRun) []decisionRow {
 		out = append(out, decisionRow{
 			Reading: rd, Advice: thenOf(v.Decision, rd, ir.verdicts, ir.checks, ir.seeds), Shortfall: shortfall(v, rd),
 			When: v.Decision.When, Pick: v.Decision.Pick, Then: v.Decision.Then,
-			Claim: v.ID, Says: v.Says, Status: orDash(v.Status), Strength: strength(v), Leans: v.Leans, Flags: v.Flags,
-			Because:    because(v, ir.seeds[v.ID]),
+			Claim: v.ID, Says: v.Says, Status: orDash(v.Status), Strength: strength(v, ir.meta.Warnings), Leans: v.Leans, Flags: v.Flags,
+			Because: because(v, ir.seeds[v.ID]), MeasuredAt: measuredAt(ir.manifest, ir.meta.Profile),
 			Experiment: exp, Run: id, RunState: ir.meta.State, Drift: ir.drift.Badge(), DriftTitle: ir.drift.Title(),
 			Href: url.PathEscape(exp) + "/" + url.PathEscape(id) + "/index.html#claim-" + url.PathEscape(v.ID),
 		})

@@ -145,6 +145,9 @@ func (v *runView) markdown() []byte {
 		fmt.Fprintf(&b, "- %d HdrHistogram logs in [histograms/](index.html#raw), one per trial\n", len(v.HistFiles))
 	}
 	fmt.Fprintf(&b, "\nReproduce: %s. Rebuild the report from the data alone: %s.\n", markdown.CodeLine(v.Reproduce), markdown.CodeLine(v.Rebuild))
+	if v.ReproduceNote != "" {
+		fmt.Fprintf(&b, "%s\n", markdown.Text(v.ReproduceNote))
+	}
 	return b.Bytes()
 }
 

@@ -257,6 +257,9 @@ func (v *runView) method(mi *methodInfo) []string {
 	if len(meta.Affinity) > 0 {
 		s += " " + readBack(meta.Affinity)
 	}
+	if g := v.generatorShare(mi.Pinning.Generator != ""); g != "" {
+		s += " " + g
+	}
 	if mi.CoolDown.MaxBusyPct > 0 && mi.CoolDown.MaxBusyPct < 100 {
 		s += fmt.Sprintf(" Before each %s the host had to fall below %s%% CPU busy outside threadlab (waiting at most %s).", unit, num(mi.CoolDown.MaxBusyPct), orDash(mi.CoolDown.MaxWait))
 	}

@@ -236,10 +236,16 @@ func thresholdText(c *stats.Check) string {
 			tol = 0.1
 		}
 		return fmt.Sprintf("%s of %s flat within ±%s%%", metric.Label(c.Metric), c.Variant, num(100*tol))
-	case len(c.IncreasesOver) > 0:
-		return fmt.Sprintf("%s of %s increases over %s", metric.Label(c.Metric), c.Variant, strings.Join(sortedKeys(c.IncreasesOver), ", "))
-	case len(c.DecreasesOver) > 0:
-		return fmt.Sprintf("%s of %s decreases over %s", metric.Label(c.Metric), c.Variant, strings.Join(sortedKeys(c.DecreasesOver), ", "))
+	case len(c.IncreasesOver) > 0 || len(c.DecreasesOver) > 0:
+		tol := c.Tolerance
+		if tol == 0 {
+			tol = stats.DefaultTolerance
+		}
+		dir, over := "increases", c.IncreasesOver
+		if len(c.DecreasesOver) > 0 {
+			dir, over = "decreases", c.DecreasesOver
+		}
+		return fmt.Sprintf("%s of %s %s over %s by at least %s%%", metric.Label(c.Metric), c.Variant, dir, strings.Join(sortedKeys(over), ", "), num(100*tol))
 	}
 	u := unitSuffix(c.Metric)
 	for i := range bounds {

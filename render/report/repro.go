@@ -35,7 +35,7 @@ type otherSeed struct{ ID, Says, Figure, Where, In string }
 func (v *runView) reproduction(vs []record.Verdict, inventory []seeds.Claim) {
 	for _, x := range vs {
 		r := reproRow{ID: x.ID, Says: x.Says, SeedIDs: strings.Join(seedIDs(inventory, v.Experiment, x.ID), ", "),
-			Seed: "–", Ours: "–", Status: orDash(x.Status), StatusText: statusText(x.Status), Strength: strength(x), Size: "–", Host: orDash(v.Host)}
+			Seed: "–", Ours: "–", Status: orDash(x.Status), StatusText: statusText(x.Status), Strength: strength(x, v.run.Meta.Warnings), Size: "–", Host: orDash(v.Host)}
 		if rd := v.readingOf(x); rd.Outcome != "" && rd.Outcome != x.Status {
 			r.StatusText += " (" + rd.OutcomeText + ")"
 		}

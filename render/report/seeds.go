@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/threadlab/threadlab/experiments/seeds"
+	"github.com/threadlab/threadlab/measure/metric"
 	"github.com/threadlab/threadlab/stats"
 )
 
@@ -140,10 +142,17 @@ func codeParts(s string) []textPart {
 
 // supportedCount is the index's tally of the latest runs' verdicts: the
 // supported claims that count as evidence, and the design facts (claims
-// that cannot fail by construction), which it leaves out.
+// that cannot fail by construction), which it leaves out. Twins, the same
+// two variants compared on another time metric of the same load (a
+// burst's wall time, p99 and p50 move together: p99 of 600 requests is
+// their 6th slowest), are not independent confirmations (review
+// statistics.md 4): the tally says how many there are and counts each
+// set once, supported only when all of it is.
 func supportedCount(latest map[string]indexRun) string {
 	var supported, claims, facts int
-	for _, ir := range latest {
+	type question struct{ n, supported int }
+	questions := map[string]*question{}
+	for exp, ir := range latest {
 		for _, v := range ir.verdicts {
 			if v.DesignFact != "" {
 				facts++
@@ -153,12 +162,63 @@ func supportedCount(latest map[string]indexRun) string {
 			if v.Status == "supported" {
 				supported++
 			}
+			key := exp + "\x00" + twinKey(v.ID, ir.checks[v.ID], measuredGroup(ir.manifest).Model)
+			q := questions[key]
+			if q == nil {
+				q = &question{}
+				questions[key] = q
+			}
+			q.n++
+			if v.Status == "supported" {
+				q.supported++
+			}
 		}
 	}
 	if claims+facts == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d of %d claims supported in the latest runs; %d design facts (checks of the setup that cannot fail) shown but not counted.", supported, claims, facts)
+	s := fmt.Sprintf("%d of %d claims supported in the latest runs; %d design facts (checks of the setup that cannot fail) shown but not counted.", supported, claims, facts)
+	var twins, sets, held int
+	for _, q := range questions {
+		if q.n > 1 {
+			twins += q.n
+		}
+		sets++
+		if q.supported == q.n {
+			held++
+		}
+	}
+	if twins > 0 {
+		s += fmt.Sprintf(" %d of the claims are twins, the same two variants compared on another time metric of the same load (wall time, p99, p50), which move together and do not confirm each other: counting each set once, %d of %d questions are supported.", twins, held, sets)
+	}
+	return s
+}
+
+// twinKey is what makes claims twins: in a run measured with bursts, a
+// comparison of the same two variants at the same points and group, of the
+// same kind and sign (A above B, below, or a band), on the burst's wall
+// time or a latency percentile, which all read its slowest requests. Any
+// other claim is its own question.
+func twinKey(id string, c *stats.Check, model string) string {
+	if c == nil || len(c.Compare) != 2 || model != "burst" {
+		return "claim " + id
+	}
+	if d, _ := metric.Lookup(c.Metric); d.Kind != metric.Latency && c.Metric != "wall_ms" {
+		return "claim " + id
+	}
+	_, lo := stats.Bound(c.AtLeast)
+	_, hi := stats.Bound(c.AtMost)
+	pair := slices.Clone(c.Compare)
+	slices.Sort(pair)
+	kind := "band"
+	if lo != hi {
+		above := lo
+		if pair[0] != c.Compare[0] {
+			above = !above // [B, A] at_least is [A, B] at_most
+		}
+		kind = map[bool]string{true: "above", false: "below"}[above]
+	}
+	return fmt.Sprintf("time %s|%s|%s|%v|%s", pair[0], pair[1], kind, c.Where, c.Group)
 }
 
 // seedSegment finds the write-up ids a source or seed passage names:

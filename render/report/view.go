@@ -89,15 +89,19 @@ type runView struct {
 	Command    string
 	Version    string
 	Reproduce  string
-	Rebuild    string
-	Raw        []rawLink
-	Compare    *compareLink // the comparison with the previous run, if any
-	Merged     []mergedRow  // percentiles of each cell\'s merged histogram
-	MergedCols []string
-	Method     []string // the Method section, written from the manifest as run
-	Answer     string   // at most two sentences, from the verdicts and measured figures
-	ClaimList  []string // one line per claim below the answer (claimText)
-	FDR        string   // the Benjamini-Hochberg statement across the page's claims
+	// ReproduceNote says what Reproduce could not pin down: a build
+	// without a commit, a tree with uncommitted changes, another
+	// machine's host inventory.
+	ReproduceNote string
+	Rebuild       string
+	Raw           []rawLink
+	Compare       *compareLink // the comparison with the previous run, if any
+	Merged        []mergedRow  // percentiles of each cell's merged histogram
+	MergedCols    []string
+	Method        []string // the Method section, written from the manifest as run
+	Answer        string   // at most two sentences, from the verdicts and measured figures
+	ClaimList     []string // one line per claim below the answer (claimText)
+	FDR           string   // the Benjamini-Hochberg statement across the page's claims
 	// Extra holds rendered partials other parts of threadlab add to the
 	// page (an across-runs table, a per-fork series chart): each is placed
 	// after the verdicts, in order.
@@ -338,10 +342,7 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 		v.TargetCmds = append(v.TargetCmds, kv{k, shellJoin(r.Meta.TargetCmds[k])})
 	}
 	v.Pinning, v.Command, v.Version = r.Meta.Pinning, r.Meta.Command, r.Meta.Version
-	v.Reproduce = "make experiment EXP=" + shellQuote(v.Experiment)
-	if r.Meta.Profile != "" && r.Meta.Profile != "default" {
-		v.Reproduce += " PROFILE=" + shellQuote(r.Meta.Profile)
-	}
+	v.Reproduce, v.ReproduceNote = reproduce(v.Experiment, r.Meta)
 	v.Rebuild = "threadlab report " + shellQuote("data/"+v.Experiment+"/"+v.ID)
 	for _, f := range rawFiles {
 		if present[f.name] {
@@ -416,7 +417,7 @@ func (v *runView) verdicts() error {
 	for _, x := range vs {
 		rd := readClaim(x, v.checks[x.ID], v.seeds[x.ID])
 		v.readings = append(v.readings, rd)
-		row := verdictRow{ID: x.ID, Says: x.Says, Status: orDash(x.Status), StatusText: statusText(x.Status), Strength: strength(x), Reason: x.Reason, Leans: x.Leans,
+		row := verdictRow{ID: x.ID, Says: x.Says, Status: orDash(x.Status), StatusText: statusText(x.Status), Strength: strength(x, v.run.Meta.Warnings), Reason: x.Reason, Leans: x.Leans,
 			Evidence: x.Evidence, Flags: x.Flags, Decision: x.Decision, Reading: rd, Then: thenOf(x.Decision, rd, vs, v.checks, v.seeds)}
 		var nums []string
 		if x.Ratio != 0 {
@@ -455,13 +456,19 @@ func (v *runView) verdicts() error {
 // flags (few-trials-ci, few-trials-test) do not weaken it: a supported
 // claim already passed its test. An inconclusive verdict stays
 // inconclusive even when its medians lean one way; the row shows the lean.
-func strength(x record.Verdict) string {
+// A run whose host failed a host check (hostWarned) has no solid claims
+// either: the verdict is the data's, but a reader acting on the row alone
+// should know the host was not what the check wants (review reports.md).
+func strength(x record.Verdict, warnings []string) string {
 	switch x.Status {
 	case "supported":
 		for _, f := range x.Flags {
 			if !sizeFlag(f) {
 				return "directional"
 			}
+		}
+		if hostWarned(warnings) {
+			return "directional"
 		}
 		return "solid"
 	case "contradicted", "inconclusive", stats.NotApplicable:
@@ -470,6 +477,13 @@ func strength(x record.Verdict) string {
 		return "inconclusive"
 	}
 	return x.Status
+}
+
+// hostWarned tells whether a run's warnings say its host failed a host
+// check (pipeline.State.Warn's "host check …", on this machine or on one
+// of --hosts).
+func hostWarned(warnings []string) bool {
+	return slices.ContainsFunc(warnings, func(w string) bool { return strings.HasPrefix(w, "host check ") })
 }
 
 // statusText is a recorded status as the page shows it: "not applicable
@@ -635,8 +649,13 @@ func (v *runView) trials() {
 		cells := []string{strconv.Itoa(t.Seq), t.Variant, t.Point, t.Group, strconv.Itoa(t.Trial), valid}
 		for _, name := range cols {
 			d, _ := metric.Lookup(name)
-			x, _ := metric.Value(t, name)
-			if d.Whole {
+			x, ok := metric.Measured(t, name)
+			if !ok {
+				// No measurement (a NaN, or a column a telemetry flag of
+				// this trial spoils, e.g. target CPU after a lost pid):
+				// "–", as the claims read it, not the 0 it was stored as.
+				cells = append(cells, "–")
+			} else if d.Whole {
 				cells = append(cells, strconv.FormatFloat(x, 'f', -1, 64))
 			} else {
 				cells = append(cells, num(x))
