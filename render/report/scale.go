@@ -19,7 +19,7 @@ func measuredAt(mi *record.ManifestInfo, profile string) string {
 	if mi == nil {
 		return ""
 	}
-	g := measuredGroup(mi)
+	g := measuredLoad(mi)
 	var figure string
 	var other []string
 	swept := map[string][]string{}
@@ -70,10 +70,10 @@ func measuredAt(mi *record.ManifestInfo, profile string) string {
 	return s
 }
 
-// measuredGroup is the request group a run answers its question with: the
+// measuredLoad is the request group a run answers its question with: the
 // only group, or the one load.measure names (the first when it names
 // none). The zero group without a manifest.
-func measuredGroup(mi *record.ManifestInfo) record.LoadGroupInfo {
+func measuredLoad(mi *record.ManifestInfo) record.LoadGroupInfo {
 	if mi == nil {
 		return record.LoadGroupInfo{}
 	}

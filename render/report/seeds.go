@@ -162,7 +162,7 @@ func supportedCount(latest map[string]indexRun) string {
 			if v.Status == "supported" {
 				supported++
 			}
-			key := exp + "\x00" + twinKey(v.ID, ir.checks[v.ID], measuredGroup(ir.manifest).Model)
+			key := exp + "\x00" + twinKey(v.ID, ir.checks[v.ID], measuredLoad(ir.manifest).Model)
 			q := questions[key]
 			if q == nil {
 				q = &question{}
