@@ -117,6 +117,8 @@ var (
 	describeCommit = regexp.MustCompile(`-g([0-9a-f]{7,40})$`)
 	// pseudoCommit: a Go pseudo-version, v0.0.0-20261201123456-7c692d2abcde.
 	pseudoCommit = regexp.MustCompile(`-\d{14}-([0-9a-f]{12})$`)
+	// parenCommit: a release with its commit, 0.1.0 (ad141ed).
+	parenCommit = regexp.MustCompile(`\(([0-9a-f]{7,40})\)$`)
 	// exactTag: git describe on a tagged commit, v1.2 or v1.2.3.
 	exactTag = regexp.MustCompile(`^v\d+(\.\d+)*$`)
 )
@@ -133,7 +135,7 @@ func versionCommit(version string) (commit string, clean bool) {
 	if hexCommit.MatchString(base) {
 		return base, !dirty
 	}
-	for _, re := range []*regexp.Regexp{describeCommit, pseudoCommit} {
+	for _, re := range []*regexp.Regexp{describeCommit, pseudoCommit, parenCommit} {
 		if m := re.FindStringSubmatch(base); m != nil {
 			return m[1], !dirty
 		}

@@ -31,6 +31,8 @@ func TestReproduce(t *testing.T) {
 			"git checkout 7c692d2abcde && make experiment EXP=pool-sweep", ""},
 		{"a pseudo-version's +dirty is dirty too", record.Meta{Version: "v0.0.0-20261201123456-7c692d2abcde+dirty"},
 			"git checkout 7c692d2abcde && make experiment EXP=pool-sweep", "uncommitted changes"},
+		{"a release with its commit in parentheses", record.Meta{Version: "0.1.0 (ad141ed)"},
+			"git checkout ad141ed && make experiment EXP=pool-sweep", ""},
 		{"a tagged commit checks out its tag", record.Meta{Version: "v1.2"},
 			"git checkout v1.2 && make experiment EXP=pool-sweep", ""},
 		{"a build with no version has nothing to check out", record.Meta{Version: "dev"},
