@@ -34,10 +34,10 @@ experiment: $(BIN) ## run EXP (PROFILE=smoke for seconds, full for the seed's pa
 	@test -f experiments/$(EXP).yaml || { echo "no experiments/$(EXP).yaml; experiments: $$(ls experiments/*.yaml | xargs -n1 basename | sed 's/.yaml//' | tr '\n' ' ')"; exit 2; }
 	$(BIN) run $(if $(PROFILE),--profile $(PROFILE)) experiments/$(EXP).yaml
 
-status: $(BIN) ## which experiments need a new run (their manifest changed since the run their page shows, or none yet) or a re-evaluation, with the planned time
+status: $(BIN) ## which experiments need a new run (their manifest changed since the run their page shows, that run was warmed up by an older until-steady rule, or none yet) or a re-evaluation, with the planned time
 	$(BIN) status
 
-publish: ## run EXPS="a b" (default: those `make status` says need a new run) one after another for publication from a committed tree, each only if its dry-run plan ends before UNTIL=HH:MM UTC (scripts/publish.sh); quiet machine only
+publish: ## run EXPS="a b" (default: those `make status` says need a new run) one after another for publication from a committed tree, each only if its dry-run plan + 10% ends before UNTIL=HH:MM UTC; runs setup and rebuilds first, interrupts a run past 1.5x its plan (scripts/publish.sh); quiet machine only
 	scripts/publish.sh $(if $(UNTIL),--until $(UNTIL)) $(EXPS)
 
 test: ## vet and run every test, including short real Spring Boot and PostgreSQL runs
@@ -73,6 +73,10 @@ fuzz: ## run each fuzz target for FUZZTIME (30s, or a count such as 50000x); a c
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJob$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./measure/fleet
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeResult$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./measure/fleet
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./env/hosts
+	$(GO) test -run '^$$' -fuzz '^FuzzParseFlagsFinal$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./env
+	$(GO) test -run '^$$' -fuzz '^FuzzParseRound$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./stats/steady
+	$(GO) test -run '^$$' -fuzz '^FuzzClassify$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./stats/steady
+	$(GO) test -run '^$$' -fuzz '^FuzzSettled$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./stats/steady
 
 lint: $(BIN) ## validate every manifest and print methodology warnings
 	$(BIN) lint experiments/*.yaml
@@ -88,7 +92,7 @@ actionlint: ## check .github/workflows with actionlint (make test runs it too; s
 review: ## the manifest-review workflow locally: lint, smoke-run and diff the experiments changed against BASE (default origin/main)
 	scripts/review.sh
 
-setup: ## install what the tests need (PostgreSQL, Chromium, Maven, JDK 21 into .cache/jdk21) and check the JDK
+setup: ## install what the tests need (PostgreSQL, Chromium, Maven, JDK 21 into .cache/jdk21, actionlint into bin/) and check the JDK
 	scripts/setup.sh
 
 clean: ## remove build output (keeps data/ and reports/)

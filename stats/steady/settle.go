@@ -96,8 +96,9 @@ type Verdict struct {
 //     changepoint inside them: a step, then flat), Sen's one-sided 90%
 //     bound of Theil–Sen's slope, at its most improving, would improve the
 //     level by no more than the allowance over the next TrendWindow rounds.
-//     The allowance is the tolerance or NoiseUnits noise units of the
-//     rounds read, whichever is larger: what Classify would call the same
+//     The allowance is the tolerance or one noise unit (Scale) of the
+//     rounds read, whichever is larger (NoiseUnits applies to rules 1
+//     and 2 and to Classify): what Classify would call the same
 //     level, so a drift that passes does not split the measured points
 //     into levels later. The rounds so far must also have a steady
 //     segment (Classify's class is not "no steady state") and the last
