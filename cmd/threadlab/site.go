@@ -103,3 +103,46 @@ func pageKey(r *record.Run) string {
 	}
 	return exp + "/" + id
 }
+
+// pageTakenBy returns another run directory under dataDir whose page is r's
+// (the same experiment and run id in run.json), or "" when there is none:
+// `threadlab report` renders one run at a time, and a copied run (or an
+// edited id) would otherwise silently replace another's page, as `site`
+// refuses to let it.
+func pageTakenBy(r *record.Run, dataDir string) string {
+	key, self := pageKey(r), absPath(r.Dir)
+	exps, err := os.ReadDir(dataDir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range exps {
+		if !e.IsDir() {
+			continue
+		}
+		dirs, err := record.Runs(dataDir, e.Name())
+		if err != nil {
+			continue
+		}
+		for _, dir := range dirs {
+			if absPath(dir) == self {
+				continue
+			}
+			var meta record.Meta
+			if record.ReadJSON(dir, record.RunFile, &meta) != nil {
+				continue
+			}
+			if pageKey(&record.Run{Dir: dir, Meta: meta}) == key {
+				return dir
+			}
+		}
+	}
+	return ""
+}
+
+// absPath is path made absolute (cleaned), or path cleaned if it cannot be.
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return filepath.Clean(path)
+}

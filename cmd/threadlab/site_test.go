@@ -58,3 +58,41 @@ func TestSiteDuplicateRunID(t *testing.T) {
 		t.Errorf("exit %d, stderr %q: want 1 and the copy refused, naming the page's owner", code, stderr.String())
 	}
 }
+
+// TestReportDuplicateRunID: `threadlab report` renders the runs it is given,
+// one at a time (make report), so it cannot rely on seeing both twins in one
+// loop: a run whose page another run directory in the same data directory
+// already names is refused with both directories, and the genuine page is
+// left as it was. A run with its own id renders, given by an absolute path
+// too (the run is not its own twin).
+func TestReportDuplicateRunID(t *testing.T) {
+	data := t.TempDir()
+	src := "../../render/report/testdata/data/io-bound/20260301T101500Z-1a2b"
+	genuine := filepath.Join(data, "io-bound", "20260301T101500Z-1a2b")
+	copied := filepath.Join(data, "io-bound", "20260301T999999Z-copy")
+	for _, dst := range []string{genuine, copied} {
+		if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reports := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"report", "--reports", reports, copied}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "20260301T999999Z-copy") || !strings.Contains(stderr.String(), genuine) {
+		t.Errorf("exit %d, stderr %q: want 1, naming the copy and the run whose page it would replace", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(reports, "io-bound", "20260301T101500Z-1a2b", "index.html")); !os.IsNotExist(err) {
+		t.Errorf("the copy was rendered over the genuine page (stat: %v)", err)
+	}
+	if err := os.RemoveAll(copied); err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	abs, err := filepath.Abs(genuine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := run(context.Background(), []string{"report", "--reports", reports, abs}, &stdout, &stderr); code != 0 {
+		t.Errorf("the genuine run alone: exit %d, stderr %q; want 0", code, stderr.String())
+	}
+}

@@ -33,8 +33,6 @@ import (
 	"sort"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/stats"
 	"github.com/threadlab/threadlab/store/record"
@@ -189,15 +187,19 @@ var replication = []string{"forks", "iterations"}
 // replication when both runs warmed up until steady. A manifest that is
 // missing or does not parse is "manifest.yaml" itself.
 func manifestDiff(a, b []byte) []string {
-	var ma, mb map[string]any
-	if yaml.Unmarshal(a, &ma) != nil || yaml.Unmarshal(b, &mb) != nil || ma == nil || mb == nil {
+	// A field of an older schema that no longer decodes is no reason to
+	// call the manifest unreadable: its keys still compare.
+	ia, _ := record.ParseManifestInfo(a)
+	ib, _ := record.ParseManifestInfo(b)
+	ma, mb := ia.Keys, ib.Keys
+	if len(ma) == 0 || len(mb) == 0 {
 		if bytes.Equal(a, b) {
 			return nil
 		}
 		return []string{record.ManifestFile + " (missing or unreadable)"}
 	}
 	ignore := notMeasured
-	if steadyOnly(ma) && steadyOnly(mb) {
+	if ia.SteadyOnly() && ib.SteadyOnly() {
 		ignore = append(append([]string(nil), notMeasured...), replication...)
 	}
 	for _, k := range ignore {
@@ -219,25 +221,6 @@ func manifestDiff(a, b []byte) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// steadyOnly reports whether a manifest as run measured steady state only:
-// its load warmed up until steady and no variant measured its start
-// (measure: cold), whose median depends on how many warm iterations follow
-// the cold one.
-func steadyOnly(m map[string]any) bool {
-	load, _ := m["load"].(map[string]any)
-	w, _ := load["warmup"].(map[string]any)
-	if w["until"] != "steady" {
-		return false
-	}
-	vs, _ := m["variants"].(map[string]any)
-	for _, v := range vs {
-		if vm, _ := v.(map[string]any); vm["measure"] == "cold" {
-			return false
-		}
-	}
-	return true
 }
 
 // topology names where a run's roles ran: "one machine", or the roles on

@@ -63,10 +63,10 @@ func headlineOf(dir string) headlineRun {
 		h.id = meta.ID
 	}
 	h.complete, h.multiHost = meta.State == "complete", meta.Hosts != nil
-	if st, err := os.Stat(filepath.Join(dir, record.VerdictsFile)); err == nil && st.Size() > 2 {
+	if st, err := os.Lstat(filepath.Join(dir, record.VerdictsFile)); err == nil && st.Mode().IsRegular() && st.Size() > 2 {
 		h.verdicts = true
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, record.ManifestFile)); err == nil {
+	if b, err := record.ReadRegular(filepath.Join(dir, record.ManifestFile), record.MaxMetaBytes); err == nil {
 		if m, err := record.ParseManifestInfo(b); err == nil {
 			h.named = m.Headline
 		}

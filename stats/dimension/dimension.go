@@ -205,7 +205,7 @@ func (t Target) withDefaults() Target {
 		t.Confidence = 0.95
 	}
 	if t.MinForks < 2 {
-		t.MinForks = 3
+		t.MinForks = tstats.MinReplicates
 	}
 	if t.MaxForks < t.MinForks {
 		t.MaxForks = max(50, t.MinForks)

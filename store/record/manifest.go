@@ -136,6 +136,9 @@ type VariantInfo struct {
 	// SpringBoot is the release a built-in target was built on (4.1.2),
 	// "" in runs recorded before the manifest wrote it.
 	SpringBoot string `yaml:"spring_boot"`
+	// Measure is "cold" for a variant that measured its start
+	// (experiments.MeasureCold), "" for steady state.
+	Measure string `yaml:"measure"`
 }
 
 // Get returns the variant called name.
@@ -250,3 +253,21 @@ func (w *WarmupInfo) UnmarshalYAML(n *yaml.Node) error {
 
 // Steady tells whether the warm-up ran until each fork was steady.
 func (w WarmupInfo) Steady() bool { return w.Until == "steady" }
+
+// SteadyOnly tells whether the run measured steady state only: its load
+// warmed up until steady and no variant measured its start (measure:
+// cold), whose median depends on how many warm iterations follow the cold
+// one. Forks and iterations are then replication, not part of what was
+// measured (experiments.replicationOnly is the same rule on a manifest to
+// run).
+func (m ManifestInfo) SteadyOnly() bool {
+	if !m.Load.Warmup.Steady() {
+		return false
+	}
+	for _, v := range m.Variants {
+		if v.Measure == "cold" {
+			return false
+		}
+	}
+	return true
+}
