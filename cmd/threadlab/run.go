@@ -17,6 +17,7 @@ import (
 	"github.com/threadlab/threadlab/pipeline"
 	"github.com/threadlab/threadlab/pipeline/cost"
 	"github.com/threadlab/threadlab/render/console"
+	"github.com/threadlab/threadlab/store/record"
 	"golang.org/x/term"
 )
 
@@ -86,6 +87,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return nil
 	}
+	printOwnCommands(stderr, m, *resume)
 	opt := pipeline.Options{
 		DataDir: *dataDir, ReportsDir: *reportsDir, TargetsDir: *targetsDir, RunID: *runID, Resume: *resume,
 		Command: reproduce(m, *profile, *resume), Log: stderr,
@@ -196,4 +198,32 @@ func counted(what string, err error) error {
 		return fmt.Errorf("%s has %d problem(s):\n%w", what, len(ps), err)
 	}
 	return err
+}
+
+// printOwnCommands prints, before the run starts anything, each program of
+// the manifest's own that it will start (a command variant's argv, as
+// `threadlab lint` prints it); the risky JVM options and environment of
+// built-in targets are lint warnings, printed with the manifest's other
+// warnings. A resumed run's manifest.yaml came with its data directory and
+// was never linted here, so its warnings are printed too; one that does not
+// load is left to pipeline.Run, which refuses it with the reason.
+func printOwnCommands(w io.Writer, m *experiments.Manifest, resume string) {
+	src := ""
+	if m != nil {
+		src = m.File
+	} else {
+		src = filepath.Join(resume, record.ManifestFile)
+		var err error
+		if m, err = experiments.Load(src, ""); err != nil {
+			return
+		}
+		for _, lw := range experiments.Lint(m) {
+			fmt.Fprintln(w, lw)
+		}
+	}
+	for _, c := range experiments.Commands(m) {
+		if strings.HasSuffix(c.Field, ".command") {
+			fmt.Fprintf(w, "%s: %s: runs: %s\n", src, c.Field, c)
+		}
+	}
 }
