@@ -265,10 +265,10 @@ func (v *runView) method(mi *methodInfo) []string {
 	}
 	out = append(out, s)
 	if meta.Forks != "" {
-		out = append(out, fmt.Sprintf("Statistics: per cell the median of its valid forks, each fork the median of its valid iterations in steady state%s, with a 95%% confidence interval of the median; variants compared with a Mann-Whitney U test on the fork medians, Holm-corrected; the primary metric is %s of the %q group.", v.everyIteration(), metric.Label(v.Primary), v.Measured))
+		out = append(out, fmt.Sprintf("Statistics: per cell the median of its valid forks, each fork the median of its valid iterations in steady state%s, with a 95%% confidence interval of the median%s; variants compared with a Mann-Whitney U test on the fork medians, Holm-corrected; the primary metric is %s of the %q group.", v.everyIteration(), v.fewForksInterval("forks"), metric.Label(v.Primary), v.Measured))
 		return out
 	}
-	out = append(out, fmt.Sprintf("Statistics: per cell the median of the valid trials with a 95%% confidence interval of the median; variants compared with a Mann-Whitney U test, Holm-corrected; the primary metric is %s of the %q group.", metric.Label(v.Primary), v.Measured))
+	out = append(out, fmt.Sprintf("Statistics: per cell the median of the valid trials with a 95%% confidence interval of the median%s; variants compared with a Mann-Whitney U test, Holm-corrected; the primary metric is %s of the %q group.", v.fewForksInterval("trials"), metric.Label(v.Primary), v.Measured))
 	return out
 }
 
@@ -579,6 +579,18 @@ func seedNum(v float64) string {
 // everyIteration qualifies "in steady state" for a run judged with
 // per-metric selection (steady.json every_iteration): counts that do not
 // warm up read every valid iteration. Empty for runs judged before.
+// fewForksInterval qualifies the method's "95% confidence interval of the
+// median" when some cell has too few replicates for it (5 or fewer):
+// those cells print the verdicts' 90% interval, labelled "(90%)", or none.
+func (v *runView) fewForksInterval(unit string) string {
+	for i := range v.run.Summary {
+		if !hasCI(&v.run.Summary[i]) {
+			return " (cells with too few " + unit + " for it show the verdicts' 90% interval, labelled, or none)"
+		}
+	}
+	return ""
+}
+
 func (v *runView) everyIteration() string {
 	if v.run == nil || v.run.Dir == "" {
 		return ""

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -257,5 +258,25 @@ func TestResumesSentence(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestFewForksInterval(t *testing.T) {
+	withCI := record.Summary{Variant: "a", Metric: "rps", N: 6, Median: 10, Low: 9, High: 11, Confidence: 0.95}
+	noCI := record.Summary{Variant: "b", Metric: "rps", N: 5, Median: 10, Low: math.NaN(), High: math.NaN()}
+	for _, c := range []struct {
+		name string
+		rows []record.Summary
+		want string
+	}{
+		{"every cell has its 95% interval: the method's sentence stands unqualified", []record.Summary{withCI}, ""},
+		{"a 5-fork cell has none: the method says what those cells show instead", []record.Summary{withCI, noCI},
+			" (cells with too few forks for it show the verdicts' 90% interval, labelled, or none)"},
+		{"no summary at all (an interrupted run): nothing to qualify", nil, ""},
+	} {
+		v := &runView{run: &record.Run{Summary: c.rows}}
+		if got := v.fewForksInterval("forks"); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
 	}
 }
