@@ -576,13 +576,13 @@ func seedNum(v float64) string {
 	return num(v)
 }
 
-// everyIteration qualifies "in steady state" for a run judged with
-// per-metric selection (steady.json every_iteration): counts that do not
-// warm up read every valid iteration. Empty for runs judged before.
 // fewForksInterval qualifies the method's "95% confidence interval of the
 // median" when some cell has too few replicates for it (5 or fewer):
 // those cells print the verdicts' 90% interval, labelled "(90%)", or none.
 func (v *runView) fewForksInterval(unit string) string {
+	if v.run == nil {
+		return ""
+	}
 	for i := range v.run.Summary {
 		if !hasCI(&v.run.Summary[i]) {
 			return " (cells with too few " + unit + " for it show the verdicts' 90% interval, labelled, or none)"
@@ -591,6 +591,9 @@ func (v *runView) fewForksInterval(unit string) string {
 	return ""
 }
 
+// everyIteration qualifies "in steady state" for a run judged with
+// per-metric selection (steady.json every_iteration): counts that do not
+// warm up read every valid iteration. Empty for runs judged before.
 func (v *runView) everyIteration() string {
 	if v.run == nil || v.run.Dir == "" {
 		return ""
