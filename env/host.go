@@ -457,15 +457,16 @@ func (h host) virtualization(flags []string) Virtualization {
 	return detectVirt(in)
 }
 
-// CPUModel is this machine's processor model as its fingerprint records
-// it (cpu.model), "" when /proc/cpuinfo cannot be read: what the planner
-// matches earlier runs' costs against (cost.PredictOn).
+// CPUModel is this machine's processor as its fingerprint identifies it
+// (CPU.Identity: cpu.model with its family and model numbers), "" when
+// /proc/cpuinfo cannot be read: what the planner matches earlier runs'
+// costs against (cost.PredictOn).
 func CPUModel() string {
 	info, err := liveHost().cpuinfo()
 	if err != nil {
 		return ""
 	}
-	return info.Model
+	return CPU{Model: info.Model, Family: info.Family, ModelID: info.ModelID}.Identity()
 }
 
 func (h host) cpuinfo() (CPUInfo, error) {

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/judge/verdicts"
 	"github.com/threadlab/threadlab/measure/load"
@@ -71,6 +72,7 @@ type Model struct {
 	FixedS     float64 // once per run: build, host check, services, report
 
 	steadyWarmup bool   // WarmupS was measured under an until-steady warm-up
+	untilSteady  bool   // the run warmed up until steady, under today's rule or an earlier one
 	cpu          string // the processor model of the run that measured these costs ("" unknown)
 }
 
@@ -284,17 +286,26 @@ func windowOf(groups []load.Group) time.Duration {
 
 // previousRun returns the costs measured by the latest run of m under
 // dataDir that recorded its time split, preferring one of the same
-// profile (same reports whether it is) and, within that, one measured on
-// a processor of model cpu (when cpu is not ""): the profile first,
-// because another profile lends only its start and stop costs.
+// profile (same reports whether it is); within that, when m warms up until
+// steady, one whose warm-up ran until steady (under today's rule or an
+// earlier one: a measured lower bound either way); and within
+// that, one measured on the processor cpu (when cpu is not ""). The
+// profile first, because another profile lends only its start and stop
+// costs; the warm-up rule before the processor, because a warm-up that ran
+// until steady on another processor is nearer the truth than the 32 rounds
+// assumed for a fixed one: connection-burst's fixed-warm-up run on this
+// processor would plan 118 min, its until-steady run on the other
+// generation 139, and until-steady runs take more rounds than assumed
+// (reactor-parallel 20261204T215718Z: 49 a fork).
 func previousRun(m *experiments.Manifest, dataDir, cpu string) (c *Model, dir string, same bool) {
 	ents, err := os.ReadDir(filepath.Join(dataDir, m.Name))
 	if err != nil {
 		return nil, "", false
 	}
-	// best[same profile][same cpu], newest first.
-	var best [2][2]*Model
-	var bestDir [2][2]string
+	steady := m.Load.Warmup.Steady()
+	// best[same profile][warm-up of the kind m asks for][same cpu], newest first.
+	var best [2][2][2]*Model
+	var bestDir [2][2][2]string
 	for i := len(ents) - 1; i >= 0; i-- { // run ids are UTC time stamps: newest last
 		d := filepath.Join(dataDir, m.Name, ents[i].Name())
 		var meta record.Meta
@@ -305,17 +316,17 @@ func previousRun(m *experiments.Manifest, dataDir, cpu string) (c *Model, dir st
 		if !ok {
 			continue
 		}
-		p, h := b2i(meta.Profile == m.ProfileName()), b2i(cpu != "" && k.cpu == cpu)
-		if best[p][h] == nil {
-			best[p][h], bestDir[p][h] = &k, d
+		p, w, h := b2i(meta.Profile == m.ProfileName()), b2i(!steady || k.untilSteady), b2i(cpu != "" && k.cpu == cpu)
+		if best[p][w][h] == nil {
+			best[p][w][h], bestDir[p][w][h] = &k, d
 		}
-		if best[1][b2i(cpu != "")] != nil {
-			break // the newest of the profile on this processor (or, with none to prefer, at all): nothing older wins
+		if best[1][1][b2i(cpu != "")] != nil {
+			break // the newest of the profile and rule on this processor (or, with none to prefer, at all): nothing older wins
 		}
 	}
-	for _, ph := range [][2]int{{1, 1}, {1, 0}, {0, 1}, {0, 0}} {
-		if c := best[ph[0]][ph[1]]; c != nil {
-			return c, bestDir[ph[0]][ph[1]], ph[0] == 1
+	for _, pwh := range [][3]int{{1, 1, 1}, {1, 1, 0}, {1, 0, 1}, {1, 0, 0}, {0, 1, 1}, {0, 1, 0}, {0, 0, 1}, {0, 0, 0}} {
+		if c := best[pwh[0]][pwh[1]][pwh[2]]; c != nil {
+			return c, bestDir[pwh[0]][pwh[1]][pwh[2]], pwh[0] == 1
 		}
 	}
 	return nil, "", false
@@ -328,18 +339,18 @@ func b2i(b bool) int {
 	return 0
 }
 
-// runCPU is the processor model in a run directory's fingerprint, "" when
-// it has none or it does not decode.
+// runCPU is the processor a run directory's fingerprint identifies
+// (env.CPU.Identity: a run recorded before the family and model numbers
+// were written names its model only, and so never matches a host that
+// gives them), "" when it has none or it does not decode.
 func runCPU(dir string) string {
 	var fp struct {
-		CPU struct {
-			Model string `json:"model"`
-		} `json:"cpu"`
+		CPU env.CPU `json:"cpu"`
 	}
 	if record.ReadJSON(dir, record.FingerprintFile, &fp) != nil {
 		return ""
 	}
-	return fp.CPU.Model
+	return fp.CPU.Identity()
 }
 
 // siblingRun lends a manifest that has never run the costs measured by
@@ -475,7 +486,8 @@ func measuredCosts(dir string, meta record.Meta) (Model, bool) {
 	// A warm-up measured under an earlier stop rule says little about
 	// today's: the drift bound warms drifting forks much longer.
 	st2, ok, err := record.ReadSteady(dir)
-	c.steadyWarmup = m.Load.Warmup.Until == experiments.UntilSteady && err == nil && ok && verdicts.CurrentWarmup(st2.Rule)
+	c.untilSteady = m.Load.Warmup.Until == experiments.UntilSteady
+	c.steadyWarmup = c.untilSteady && err == nil && ok && verdicts.CurrentWarmup(st2.Rule)
 	between := float64(max(windows-runs, 0)) * c.PauseS
 	c.ForkPauseS = max(0, st[record.StageCoolDowns]-between) / float64(runs)
 	return c, true

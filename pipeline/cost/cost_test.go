@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/judge/verdicts"
 	"github.com/threadlab/threadlab/pipeline/replicate"
@@ -585,5 +586,86 @@ func writeCPU(t *testing.T, dir, model string) {
 	t.Helper()
 	if err := record.WriteJSON(dir, record.FingerprintFile, map[string]any{"cpu": map[string]string{"model": model}}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestEstimateCPUGeneration: two processors of one model name are told
+// apart by their family and model numbers, as the fingerprint records them.
+// Both reactor-parallel runs ran on vCPUs named "AMD EPYC", models 1 and 17,
+// and served 142-175 against 336-348 req/s: a plan for a model 17 host takes
+// an older run on model 17 before a newer one on model 1, and says so when
+// it has only the other generation.
+func TestEstimateCPUGeneration(t *testing.T) {
+	m := parseEstimate(t, "")
+	gen := func(id string) env.CPU { return env.CPU{Model: "AMD EPYC", Family: "25", ModelID: id} }
+	host := gen("17").Identity()
+	for _, tc := range []struct {
+		name, why string
+		past      []env.CPU // one run a day, oldest first
+		from      string
+		other     bool
+	}{
+		{"same generation older", "an older run on this generation beats a newer one on another of the same name",
+			[]env.CPU{gen("17"), gen("1")}, "20261201T000000Z", false},
+		{"only another generation", "the newest run lends its costs, and the plan names the other generation",
+			[]env.CPU{gen("1"), gen("1")}, "20261202T000000Z", true},
+		{"name only", "a run recorded with its model name only is not this generation for sure: another processor",
+			[]env.CPU{{Model: "AMD EPYC"}}, "20261201T000000Z", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "data")
+			for i, c := range tc.past {
+				id := fmt.Sprintf("2026120%dT000000Z", i+1)
+				writePastRun(t, data, id, "default")
+				if err := record.WriteJSON(filepath.Join(data, "est", id), record.FingerprintFile, map[string]any{"cpu": c}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e, err := PredictOn(m, data, host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(e.From, tc.from) || e.OtherCPU() != tc.other {
+				t.Errorf("%s: costs from %q on %q (other CPU %v), want %s, other %v", tc.why, e.From, e.CPU, e.OtherCPU(), tc.from, tc.other)
+			}
+		})
+	}
+}
+
+// TestEstimateSteadyWarmupBeforeCPU: for an until-steady manifest, a run
+// whose warm-up ran until steady on another processor lends its costs
+// before an older one with a fixed warm-up on this one (whose warm-up says
+// nothing, so it would be planned at the assumed 32 rounds):
+// concurrency-sweep was planned at 96 min from its fixed-warm-up run on this
+// processor and ran 118 with until-steady warm-ups of 59 s a fork. A fixed
+// warm-up manifest still takes the run on its own processor.
+func TestEstimateSteadyWarmupBeforeCPU(t *testing.T) {
+	const intel, amd = "Intel(R) Xeon(R) Processor", "AMD EPYC"
+	steadySrc := strings.Replace(estimateManifest, "warmup: 2s", "warmup: {until: steady}", 1)
+	steady, err := experiments.Parse("est.yaml", []byte(steadySrc), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(t.TempDir(), "data")
+	writeRunOf(t, data, "est", "20261201T000000Z", "default", "cooldown:\n  iteration: 500ms\n") // fixed warm-up, on this host's processor
+	writeCPU(t, filepath.Join(data, "est", "20261201T000000Z"), amd)
+	writeRunOf(t, data, "est", "20261202T000000Z", "default", "cooldown:\n  iteration: 500ms\nload:\n  warmup: {until: steady}\n")
+	writeCPU(t, filepath.Join(data, "est", "20261202T000000Z"), intel)
+	for _, tc := range []struct {
+		why   string
+		m     *experiments.Manifest
+		from  string
+		other bool
+	}{
+		{"until steady: the until-steady run on the other processor", steady, "20261202T000000Z", true},
+		{"fixed warm-up: the run on this processor", parseEstimate(t, ""), "20261201T000000Z", false},
+	} {
+		e, err := PredictOn(tc.m, data, amd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(e.From, tc.from) || e.OtherCPU() != tc.other {
+			t.Errorf("%s: costs from %q (other CPU %v), want %s (other %v)", tc.why, e.From, e.OtherCPU(), tc.from, tc.other)
+		}
 	}
 }
