@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/threadlab/threadlab/judge/verdicts"
@@ -295,8 +296,16 @@ func claimText(x record.Verdict, r reading) string {
 		// ahead", is why (the steady rule left too few forks to test).
 		dir = strings.TrimRight(x.Reason, ".")
 	}
+	// An interval inside the claim with a direction p of 0.014 reads as
+	// settled; when the test against the claim's bound is what fell short
+	// (reactor-parallel's serial-worse-tail: 1.17, 90% CI 1.12-1.24, claim
+	// >= 1.10, p = 0.057 at 4+4 forks), the line says so.
+	var open string
+	if r.Outcome == stats.OutcomeInconclusive && dir == r.Direction && r.Threshold != "" && x.Level > 0 && x.P > x.Level {
+		open = fmt.Sprintf("left open by the test against the claim's bound: p = %s, above the %s level", pval(x.P), strconv.FormatFloat(x.Level, 'f', -1, 64))
+	}
 	var nums []string
-	for _, s := range []string{dir, r.Size, thresholdPart(r.Threshold), r.Seed} {
+	for _, s := range []string{dir, r.Size, thresholdPart(r.Threshold), open, r.Seed} {
 		if s != "" {
 			nums = append(nums, s)
 		}
