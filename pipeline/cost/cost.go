@@ -73,7 +73,7 @@ type Model struct {
 
 	steadyWarmup bool   // WarmupS was measured under an until-steady warm-up
 	untilSteady  bool   // the run warmed up until steady, under today's rule or an earlier one
-	cpu          string // the processor model of the run that measured these costs ("" unknown)
+	cpu          string // env.CPU.Identity of the run that measured these costs ("" unknown)
 }
 
 // Fork is the seconds of one fork of iterations measured windows.
@@ -95,8 +95,8 @@ type Estimate struct {
 	WallS    float64
 	MaxWallS float64 // with forks: {min, max}, if every round runs
 	MeasureS float64 // measured load of the planned forks
-	// CPU is the processor model of the run the costs were measured on
-	// (its fingerprint; "" when unknown or assumed), HostCPU the one this
+	// CPU is the processor of the run the costs were measured on
+	// (its fingerprint's env.CPU.Identity; "" when unknown or assumed), HostCPU the one this
 	// plan is for (PredictOn; "" when not given). Starts and until-steady
 	// warm-ups are the host's: call-depth's warm-ups took 45-57 s a fork on
 	// an Intel Xeon and 78-91 s on an AMD EPYC, same manifest and rule.
@@ -122,9 +122,11 @@ func Predict(m *experiments.Manifest, dataDir string) (Estimate, error) {
 	return PredictOn(m, dataDir, "")
 }
 
-// PredictOn is Predict for a host whose processor model is cpu (the
-// fingerprint's cpu.model, e.g. from /proc/cpuinfo): among the earlier
-// runs that can lend costs it prefers the newest measured on that model,
+// PredictOn is Predict for a host whose processor is cpu (env.CPU.Identity:
+// the fingerprint's model name with family and model numbers, as
+// env.CPUModel reads them): among the earlier runs that can lend costs it
+// prefers the newest measured on that processor (after the profile and,
+// for an until-steady manifest, the kind of warm-up: previousRun),
 // and the estimate says when it had to borrow from another (OtherCPU).
 // An empty cpu prefers nothing, as Predict.
 func PredictOn(m *experiments.Manifest, dataDir, cpu string) (Estimate, error) {
