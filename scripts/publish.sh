@@ -18,8 +18,9 @@
 #   - a quiet machine: nothing here can enforce that. Run nothing beside it (helpers, builds, tests): each trial's
 #     noise gate reads the host's CPU used outside threadlab, and a busy host invalidates trials.
 # Each run ends by itself; one that overruns its plan by more than half is interrupted (SIGINT: its finished trials
-# stay on disk, and `threadlab run --resume` continues it). The runs are left uncommitted for review: commit data/
-# and reports/ after reading them. Exit status: 0 when every experiment ran or was skipped for time, 1 when a run
+# stay on disk, and `threadlab run --resume` continues it). After the last run the whole site is re-rendered
+# (`threadlab site`): a run renders its own pages before its finishing stage, and older runs' pages must point at it.
+# The runs are left uncommitted for review: commit data/ and reports/ after reading them. Exit status: 0 when every experiment ran or was skipped for time, 1 when a run
 # failed, 2 on a usage error or a dirty tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,6 +72,7 @@ if [ -n "$until_hm" ]; then
 fi
 
 status=0
+ran=0
 for e in "$@"; do
 	clean . ':!data' ':!reports' # the runs before this one changed data/ and reports/, nothing else may change
 	plan=$(bin/threadlab run --dry-run "experiments/$e.yaml" 2>/dev/null | sed -n 's/^estimate: \([0-9hms]*\) wall.*/\1/p')
@@ -85,6 +87,7 @@ for e in "$@"; do
 	timeout --signal=INT --kill-after=2m $((need * 3 / 2)) bin/threadlab run "experiments/$e.yaml" || rc=$?
 	case $rc in
 	0) echo "publish: $e: done $(date -u +%H:%M:%S) UTC"
+		ran=1
 		run=$(ls -td "data/$e"/*/ | head -1)
 		if grep -q '"skipped_variants"' "$run/run.json"; then
 			echo "publish: $e: ${run%/} skipped variants (see its run.json skipped_variants); do not publish it: fix the host (make setup) and run again" >&2
@@ -94,4 +97,8 @@ for e in "$@"; do
 	*) echo "publish: $e: exit $rc" >&2; status=1 ;;
 	esac
 done
+if [ $ran = 1 ]; then
+	echo "publish: re-rendering the site (threadlab site)"
+	bin/threadlab site >/dev/null || { echo "publish: threadlab site failed; run it again before committing reports/" >&2; status=1; }
+fi
 exit $status
