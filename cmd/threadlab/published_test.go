@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -10,10 +9,7 @@ import (
 	"testing"
 
 	"github.com/threadlab/threadlab/experiments"
-	"github.com/threadlab/threadlab/judge/verdicts"
-	"github.com/threadlab/threadlab/pipeline"
 	"github.com/threadlab/threadlab/render/report"
-	"github.com/threadlab/threadlab/stats"
 	"github.com/threadlab/threadlab/store/record"
 )
 
@@ -55,7 +51,7 @@ func TestPublishedVerdictsCurrent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			now := rejudge(t, h.Dir)
+			now := rejudgeAside(t, h.Dir)
 			if diffs := verdictDiffs(published, now); len(diffs) > 0 {
 				rel, _ := filepath.Rel(root, h.Dir)
 				t.Errorf("%s's published verdicts are not what today's code decides on its data:\n  %s\n"+
@@ -69,9 +65,9 @@ func TestPublishedVerdictsCurrent(t *testing.T) {
 	}
 }
 
-// rejudge copies the run in dir aside, recomputes its derived files and
-// judges its claims as reevaluateRun does, and returns the verdicts.
-func rejudge(t *testing.T, dir string) []record.Verdict {
+// rejudgeAside copies the run in dir aside and judges it there as
+// reevaluateRun does (rejudge), without writing anything under data/.
+func rejudgeAside(t *testing.T, dir string) []record.Verdict {
 	t.Helper()
 	tmp := filepath.Join(t.TempDir(), filepath.Base(dir))
 	copyDir(t, dir, tmp)
@@ -83,10 +79,7 @@ func rejudge(t *testing.T, dir string) []record.Verdict {
 	if err != nil {
 		t.Fatalf("the run's manifest no longer loads: %v", err)
 	}
-	if err := pipeline.Reaggregate(context.Background(), tmp, m, r.Meta, nil); err != nil {
-		t.Fatal(err)
-	}
-	now, err := verdicts.OfRun(tmp, m, r.Meta, r.Fingerprint, r.Trials, stats.Options{Seed: m.Seed, Version: "test"})
+	now, err := rejudge(tmp, m, r, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,17 +67,11 @@ func reevaluateRun(dir, claimsFrom string, stdout io.Writer) error {
 		return fmt.Errorf("%s: %w (restore it from verdicts.json of the original run, or delete it to compare with the current one)",
 			filepath.Join(dir, record.PreviousVerdictsFile), err)
 	}
-	// The derived files first (summary.csv, comparisons.csv, steady.json),
-	// so the report's tables read the trials as the verdicts now do.
-	if err := pipeline.Reaggregate(context.Background(), dir, m, r.Meta, nil); err != nil {
-		return fmt.Errorf("re-aggregate %s: %w", dir, err)
-	}
-	// Judged as the claims stage judges a new run (verdicts.OfRun).
 	version := pipeline.Version()
 	if w := dirtyWarning(dir, version); w != "" {
 		fmt.Fprintln(stdout, w)
 	}
-	now, err := verdicts.OfRun(dir, m, r.Meta, r.Fingerprint, r.Trials, stats.Options{Seed: m.Seed, Version: version})
+	now, err := rejudge(dir, m, r, version)
 	if err != nil {
 		return err
 	}
@@ -90,6 +84,17 @@ func reevaluateRun(dir, claimsFrom string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s: re-evaluated %d claims with threadlab %s, %d changed\n", dir, len(now), version, len(changes))
 	return nil
+}
+
+// rejudge recomputes the derived files of the run r in dir (summary.csv,
+// comparisons.csv, steady.json: so the report's tables read the trials as
+// the verdicts now do) and judges m's claims on it as the claims stage
+// judges a new run (verdicts.OfRun), recording version as the decider.
+func rejudge(dir string, m *experiments.Manifest, r *record.Run, version string) ([]record.Verdict, error) {
+	if err := pipeline.Reaggregate(context.Background(), dir, m, r.Meta, nil); err != nil {
+		return nil, fmt.Errorf("re-aggregate %s: %w", dir, err)
+	}
+	return verdicts.OfRun(dir, m, r.Meta, r.Fingerprint, r.Trials, stats.Options{Seed: m.Seed, Version: version})
 }
 
 // withClaimsOf returns the run's manifest with the claims of the manifest
