@@ -62,8 +62,21 @@ func main() {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go interrupts(sigs, cancel, os.Stderr, func() { os.Exit(130) })
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	select {
+	case <-quitting:
+		// A second signal is being handled: its killed processes let the
+		// run return early, but the force-quit marks run.json abandoned
+		// and exits 130; exiting here first would cut that short (and
+		// exit 1, as TestSecondSignalForceQuits once caught).
+		select {}
+	default:
+	}
+	os.Exit(code)
 }
+
+// quitting is closed when a second signal starts the force-quit.
+var quitting = make(chan struct{})
 
 // interrupts turns the first signal into a cancelled context (the current
 // stage stops, the finishing stages summarize what finished) and the second
@@ -74,6 +87,7 @@ func interrupts(sigs <-chan os.Signal, cancel context.CancelFunc, stderr io.Writ
 	cancel()
 	sig = <-sigs
 	fmt.Fprintf(stderr, "threadlab: %v again: killing every process threadlab started and quitting\n", sig)
+	close(quitting)
 	supervise.KillAll()
 	pipeline.Abandon() // run.json says interrupted, not running
 	exit()
