@@ -20,6 +20,8 @@
 # Each run ends by itself; one that overruns its plan by more than half is interrupted (SIGINT: its finished trials
 # stay on disk, and `threadlab run --resume` continues it). After the last run the whole site is re-rendered
 # (`threadlab site`): a run renders its own pages before its finishing stage, and older runs' pages must point at it.
+# Edit nothing under experiments/ until this returns: the re-render compares every run with today's manifests, and a
+# changed claim there keeps older runs' pages from pointing at the new run (re-run `bin/threadlab site` if you did).
 # The runs are left uncommitted for review: commit data/ and reports/ after reading them. Exit status: 0 when every
 # experiment ran or was skipped for time, 1 when a run (or the re-render) failed, 2 on a usage error or a dirty tree.
 set -euo pipefail
