@@ -312,6 +312,15 @@ func (e *evaluation) missing(problems ...string) {
 	}
 }
 
+// weaker reports whether supported point a is at least as weak as b: a
+// smaller margin, or the same margin with a p-value at least as large.
+func weaker(a, b *Estimate) bool {
+	if a.margin != b.margin {
+		return a.margin < b.margin
+	}
+	return !(a.PAdj < b.PAdj)
+}
+
 // decide turns per-unit estimates and problems into the verdict.
 func (e evaluation) decide(v *Verdict) {
 	var decider *Estimate
@@ -332,7 +341,10 @@ func (e evaluation) decide(v *Verdict) {
 		case Inconclusive:
 			incon = append(incon, p)
 		case Supported:
-			if weakest < 0 || p.margin < e.points[weakest].margin {
+			// The weakest point decides: the smallest margin, then (zero-error claims clear
+			// their bound by 0 at every load) the largest p, then, points coming in sweep
+			// order, the last and hardest one rather than the first.
+			if weakest < 0 || weaker(p, &e.points[weakest]) {
 				weakest = i
 			}
 		}

@@ -347,3 +347,26 @@ func TestAbsoluteEvidenceText(t *testing.T) {
 		t.Errorf("evidence should give the estimate to its interval's digits: %q", ev)
 	}
 }
+
+// TestEvaluateTiedPointsNameTheLast: when every point clears the bound by
+// the same margin (zero errors in every fork at every load), the verdict
+// names the last sweep point, the hardest load, not the first.
+func TestEvaluateTiedPointsNameTheLast(t *testing.T) {
+	var cells []Cell
+	for _, u := range []string{"2000", "500", "1000"} { // unsorted on purpose
+		cells = append(cells, cell("webflux", "errors", at("users", u), []float64{0, 0, 0, 0, 0}))
+	}
+	v := Evaluate("zero", "no errors", Check{Metric: "errors", Variant: "webflux", AtMost: F(0)}, cells, 1)
+	if v.Status != Supported || v.Point != "users=2000" || !strings.Contains(v.Reason, "weakest at users=2000") {
+		t.Fatalf("status %q point %q reason %q, want supported and decided at users=2000, the largest load", v.Status, v.Point, v.Reason)
+	}
+	// A strictly weaker point still decides over later ties: six forks at 2000 and 1000 (p = 1/64)
+	// and five at 500 (p = 1/32) make 500 the weakest.
+	six := []float64{0, 0, 0, 0, 0, 0}
+	cells[0] = cell("webflux", "errors", at("users", "2000"), six)
+	cells[2] = cell("webflux", "errors", at("users", "1000"), six)
+	v = Evaluate("zero", "no errors", Check{Metric: "errors", Variant: "webflux", AtMost: F(0)}, cells, 1)
+	if v.Status != Supported || v.Point != "users=500" || !near(v.P, 1.0/32) {
+		t.Errorf("status %q point %q p %v reason %q, want supported, decided at users=500 with p 1/32", v.Status, v.Point, v.P, v.Reason)
+	}
+}
