@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/threadlab/threadlab/experiments"
@@ -383,7 +384,11 @@ func cmpFloat(a, b float64) int {
 // warmupOf fills each fork's warm-up from the cell's warmup.csv rows
 // ("warm-up round N[; stop: steady|max]"): rounds, summed length, why it
 // stopped and the stopping rule's evidence on those rounds (for a fixed
-// warm-up too: what the rule would have said).
+// warm-up too: what the rule would have said). A warm-up that found name
+// steady at round N and went on waiting (for another metric, or for the
+// JIT to go quiet) has its evidence read on rounds 1..N, where the rule
+// decided, and says what it then waited for: the rule read on all its
+// rounds could say "still move one way" of a fork that stopped steady.
 //
 // own: name is a metric with its own steady state, read for steady.json's
 // own cells; a warm-up that stopped "steady" without naming it (the round
@@ -394,6 +399,9 @@ func warmupOf(c *record.SteadyCell, rounds []record.Trial, name string, own bool
 		rounds int
 		ms     float64
 		stop   string
+		said   string // the last round's stop reason, after "stop: "
+		from   int    // the round name was found steady in (0: not said)
+		gaps   bool   // a round without a value of name
 	}
 	by := map[int]*forkWarm{}
 	for _, r := range rounds {
@@ -411,6 +419,12 @@ func warmupOf(c *record.SteadyCell, rounds []record.Trial, name string, own bool
 		// before the warm-up sampled its rounds), as the warm-up reads it
 		if x, ok := metric.Value(r, name); ok && !math.IsNaN(x) && (x > 0 || !metric.OwnSteady(name)) {
 			w.xs = append(w.xs, x)
+		} else {
+			w.gaps = true
+		}
+		if _, said, ok := strings.Cut(r.Reason, "stop: "); ok {
+			w.said = said
+			w.from = roundFrom(said, name)
 		}
 		switch {
 		case strings.Contains(r.Reason, "stop: steady") && own && !strings.Contains(r.Reason, name+" from round"):
@@ -429,9 +443,41 @@ func warmupOf(c *record.SteadyCell, rounds []record.Trial, name string, own bool
 		}
 		f.WarmupRounds, f.WarmupMs, f.WarmupStop = w.rounds, w.ms, w.stop
 		if len(w.xs) > 0 {
-			f.WarmupEvidence = steady.Settled(w.xs, steady.Settle{HigherIsBetter: metric.HigherIsBetter(name)}).Why
+			xs := w.xs
+			if w.from > 0 && w.from < len(xs) && !w.gaps {
+				xs = xs[:w.from]
+			}
+			f.WarmupEvidence = steady.Settled(xs, steady.Settle{HigherIsBetter: metric.HigherIsBetter(name)}).Why
+			if w.from > 0 && w.from < w.rounds {
+				f.WarmupEvidence = fmt.Sprintf("at round %d: %s; stopped %s", w.from, f.WarmupEvidence, w.said)
+			}
 		}
 	}
+}
+
+// roundFrom reads "name from round N" in a warm-up's stop reason
+// ("steady (wall_ms from round 26, JIT quiet from round 208)"); 0 when
+// the reason does not name it.
+func roundFrom(said, name string) int {
+	var rest string
+	ok := false
+	for _, before := range []string{"(", ", "} { // not "p99_wall_ms from round" for wall_ms
+		if _, rest, ok = strings.Cut(said, before+name+" from round "); ok {
+			break
+		}
+	}
+	if !ok {
+		return 0
+	}
+	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if end < 0 {
+		end = len(rest)
+	}
+	n, err := strconv.Atoi(rest[:end])
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // NotWaited is the warm-up stop, in steady.json's own cells, of a warm-up

@@ -231,6 +231,43 @@ func TestWarmupOf(t *testing.T) {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
+// TestWarmupEvidenceWhereTheRuleDecided: a warm-up that found wall_ms
+// steady at round 12 and then waited for the JIT until round 16 keeps the
+// rule's evidence at round 12; the rule read on all 16 rounds would say
+// the last four "still move one way" (blocking-in-webflux 20261205T064455Z,
+// platform: "stop: steady" beside "rounds 205-208 still move one way").
+func TestWarmupEvidenceWhereTheRuleDecided(t *testing.T) {
+	xs := []float64{100, 110, 105, 1000, 1010, 990, 1005, 995, 1008, 992, 1003, 997, 1004, 1003, 1002, 1001}
+	tests := []struct {
+		why, stop, want, not string
+	}{
+		{"steady at 12, JIT quiet at 16", "stop: steady (wall_ms from round 12, JIT quiet from round 16)",
+			"at round 12: rounds 9-12", "still move one way"},
+		{"steady on the last round: all rounds", "stop: steady", "rounds 13-16 still move one way", "at round"},
+		{"another metric named like it", "stop: steady (p99_wall_ms from round 12, JIT quiet from round 16)",
+			"rounds 13-16 still move one way", "at round"},
+	}
+	for _, tt := range tests {
+		var rounds []record.Trial
+		for i, x := range xs {
+			r := record.Trial{Variant: "v", Group: "main", Fork: 1, Seq: 1, WallMs: x, Reason: "warm-up round " + itoa(i+1)}
+			if i == len(xs)-1 {
+				r.Reason += "; " + tt.stop
+			}
+			rounds = append(rounds, r)
+		}
+		c := record.SteadyCell{Forks: []record.SteadyFork{{Fork: 1}}}
+		warmupOf(&c, rounds, "wall_ms", false)
+		f := c.Forks[0]
+		if f.WarmupStop != "steady" || !strings.Contains(f.WarmupEvidence, tt.want) || strings.Contains(f.WarmupEvidence, tt.not) {
+			t.Errorf("%s: stop %q evidence %q, want steady with %q and without %q", tt.why, f.WarmupStop, f.WarmupEvidence, tt.want, tt.not)
+		}
+	}
+	if got := roundFrom("steady (wall_ms from round 26, JIT quiet from round 208)", "wall_ms"); got != 26 {
+		t.Errorf("roundFrom = %d, want 26", got)
+	}
+}
+
 func TestSteadyOnlyMatchesAggregate(t *testing.T) {
 	seq := 0
 	k := record.CellKey{Variant: "v", Group: "main"}
