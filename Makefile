@@ -34,7 +34,7 @@ experiment: $(BIN) ## run EXP (PROFILE=smoke for seconds, full for the seed's pa
 	@test -f experiments/$(EXP).yaml || { echo "no experiments/$(EXP).yaml; experiments: $$(ls experiments/*.yaml | xargs -n1 basename | sed 's/.yaml//' | tr '\n' ' ')"; exit 2; }
 	$(BIN) run $(if $(PROFILE),--profile $(PROFILE)) experiments/$(EXP).yaml
 
-status: $(BIN) ## which experiments need a new run (their manifest changed since the run their page shows, that run was warmed up by an older until-steady rule, or none yet) or a re-evaluation, with the planned time
+status: $(BIN) ## which experiments need a new run (their manifest changed since the run their page shows, that run was warmed up by an older until-steady rule, or none yet) or a re-evaluation, with each headline run's dead time and the planned time
 	$(BIN) status
 
 publish: ## run EXPS="a b" (default: those `make status` says need a new run) one after another for publication from a committed tree, each only if its dry-run plan + 10% ends before UNTIL=HH:MM UTC; runs setup and rebuilds first, interrupts a run past 1.5x its plan, re-renders the site after (scripts/publish.sh); quiet machine only

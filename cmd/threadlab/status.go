@@ -15,10 +15,11 @@ import (
 	"github.com/threadlab/threadlab/experiments"
 	"github.com/threadlab/threadlab/pipeline/cost"
 	"github.com/threadlab/threadlab/render/report"
+	"github.com/threadlab/threadlab/stats/dimension"
 )
 
 func init() {
-	register("status", "list the catalog's experiments with the run each page shows, whether today's manifest changed since it (a new run, or only a re-evaluation, is due) and the planned time of a new run", runStatus)
+	register("status", "list the catalog's experiments with the run each page shows, whether today's manifest changed since it (a new run, or only a re-evaluation, is due), its dead time and the planned time of a new run", runStatus)
 }
 
 // runStatus prints, per manifest (default experiments/*.yaml), the run its
@@ -46,8 +47,9 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		sort.Strings(files)
 	}
 	tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "experiment\theadline run\tmade by\tsince then\tnew run planned")
+	fmt.Fprintln(tw, "experiment\theadline run\tmade by\tsince then\tdead\tnew run planned")
 	var publish, reevaluate []string // experiment names; "manifest run-dir" argument pairs
+	var overDead []string            // headline runs over the dead-time goal
 	var total float64
 	failed := 0
 	cpu := env.CPUModel()
@@ -91,7 +93,15 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		default:
 			since = "current"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Name, run, by, since, plan)
+		dead := "-"
+		if h.Dead >= 0 {
+			dead = fmt.Sprintf("%.0f%%", 100*h.Dead)
+			if h.Dead > dimension.DefaultMaxDead {
+				dead += " !"
+				overDead = append(overDead, fmt.Sprintf("%s %.0f%%", m.Name, 100*h.Dead))
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, run, by, since, dead, plan)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -104,6 +114,10 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		sort.Strings(models)
 		fmt.Fprintf(stdout, "\n* planned on costs measured on %s, not this host's %s: starts and warm-ups may differ (run --dry-run says which run)\n",
 			strings.Join(models, ", "), cpu)
+	}
+	if len(overDead) > 0 {
+		fmt.Fprintf(stdout, "\n! dead time (wall time outside measurement, run.json time) over the catalog's %.0f%% goal: %s; pipeline/cost's TestCatalogDeadTime names each exception's reason, and run --dry-run the iterations that meet the goal\n",
+			100*dimension.DefaultMaxDead, strings.Join(overDead, ", "))
 	}
 	if len(publish) > 0 {
 		fmt.Fprintf(stdout, "\n%d experiment(s) need a new run, about %.0f min planned on a quiet machine:\n  make publish EXPS=%q\n",

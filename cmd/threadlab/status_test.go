@@ -49,6 +49,9 @@ func TestStatus(t *testing.T) {
 		}
 		return b
 	}
+	// Wall clocks of the runs that recorded one: 40% dead (over the 35%
+	// goal) and 30%; the others recorded none.
+	clocks := map[string]*record.WallClock{"current": {Wall: 100, Measured: 60}, "more-forks": {Wall: 100, Measured: 70}}
 	// experiment writes the catalog file today and, unless ran is nil, a
 	// complete run of name made from ran.
 	experiment := func(name string, ran, today []byte) string {
@@ -58,7 +61,7 @@ func TestStatus(t *testing.T) {
 		}
 		dir := filepath.Join(root, "data", name, "20261202T000000Z")
 		meta, err := json.Marshal(record.Meta{ID: "20261202T000000Z", Experiment: name, State: "complete",
-			Manifest: "experiments/" + name + ".yaml", Version: "abc1234", Started: "2026-12-02T00:00:00Z"})
+			Manifest: "experiments/" + name + ".yaml", Version: "abc1234", Started: "2026-12-02T00:00:00Z", Time: clocks[name]})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,6 +109,21 @@ func TestStatus(t *testing.T) {
 		if !strings.Contains(lines[c.name], c.want) {
 			t.Errorf("%s (%s): row %q does not say %q", c.name, c.why, lines[c.name], c.want)
 		}
+	}
+	for _, c := range []struct{ name, want, why string }{
+		{"current", " 40% !", "its run spent 40 of 100 s outside measurement, over the 35% goal"},
+		{"more-forks", " 30% ", "30% dead, within the goal"},
+		{"new-claims", "older claims", "its run.json has no wall clock"},
+	} {
+		if !strings.Contains(lines[c.name], c.want) {
+			t.Errorf("%s (%s): row %q does not say %q", c.name, c.why, lines[c.name], c.want)
+		}
+	}
+	if f := strings.Fields(lines["new-claims"]); len(f) < 2 || f[len(f)-3] != "-" {
+		t.Errorf("new-claims: row %q, want dead time \"-\" (no wall clock in its run.json)", lines["new-claims"])
+	}
+	if !strings.Contains(out.String(), "over the catalog's 35% goal: current 40%;") {
+		t.Errorf("no line naming the run over the dead-time goal:\n%s", out.String())
 	}
 	if !strings.Contains(out.String(), `make publish EXPS="more-forks never-run old-warmup"`) {
 		t.Errorf("no publish line for the two experiments that need a run:\n%s", out.String())

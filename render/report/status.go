@@ -24,13 +24,16 @@ type Headline struct {
 	// run answers today's manifest).
 	NewRun, Reevaluate bool
 	Drift              string
+	// Dead is the headline run's share of wall time outside measurement
+	// (run.json time), -1 when the run did not record it.
+	Dead float64
 }
 
 // HeadlineOf reads the headline run of experiment under dataDir and
 // compares its manifest with the catalog's (the manifest path its run.json
 // names, inside the checkout that holds dataDir).
 func HeadlineOf(dataDir, experiment string) (Headline, error) {
-	h := Headline{Experiment: experiment}
+	h := Headline{Experiment: experiment, Dead: -1}
 	dirs, err := record.Runs(dataDir, experiment)
 	if err != nil || len(dirs) == 0 {
 		return h, err
@@ -48,6 +51,9 @@ func HeadlineOf(dataDir, experiment string) (Headline, error) {
 		return h, err
 	}
 	h.Run, h.Dir, h.Started, h.Version, h.Manifest = hs[i].id, dirs[i], r.Meta.Started, r.Meta.Version, r.Meta.Manifest
+	if t := r.Meta.Time; t != nil && t.Wall > 0 {
+		h.Dead = 1 - t.Measured/t.Wall
+	}
 	d := catalogDrift(r)
 	switch {
 	case d == nil:
