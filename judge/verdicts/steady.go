@@ -443,12 +443,14 @@ func warmupOf(c *record.SteadyCell, rounds []record.Trial, name string, own bool
 		}
 		f.WarmupRounds, f.WarmupMs, f.WarmupStop = w.rounds, w.ms, w.stop
 		if len(w.xs) > 0 {
+			// rounds 1..from are xs[:from] only when every round had a value
+			decided := w.from > 0 && w.from < len(w.xs) && !w.gaps
 			xs := w.xs
-			if w.from > 0 && w.from < len(xs) && !w.gaps {
+			if decided {
 				xs = xs[:w.from]
 			}
 			f.WarmupEvidence = steady.Settled(xs, steady.Settle{HigherIsBetter: metric.HigherIsBetter(name)}).Why
-			if w.from > 0 && w.from < w.rounds {
+			if decided {
 				f.WarmupEvidence = fmt.Sprintf("at round %d: %s; stopped %s", w.from, f.WarmupEvidence, w.said)
 			}
 		}

@@ -1,6 +1,7 @@
 package verdicts
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -246,10 +247,15 @@ func TestWarmupEvidenceWhereTheRuleDecided(t *testing.T) {
 		{"steady on the last round: all rounds", "stop: steady", "rounds 13-16 still move one way", "at round"},
 		{"another metric named like it", "stop: steady (p99_wall_ms from round 12, JIT quiet from round 16)",
 			"rounds 13-16 still move one way", "at round"},
+		{"a round without a value: round 12 is not the 12th value", "stop: steady (wall_ms from round 12, JIT quiet from round 16)",
+			"rounds 12-15 still move one way", "at round"},
 	}
 	for _, tt := range tests {
 		var rounds []record.Trial
 		for i, x := range xs {
+			if strings.HasPrefix(tt.why, "a round without") && i == 0 {
+				x = math.NaN() // the round's wall time was not read
+			}
 			r := record.Trial{Variant: "v", Group: "main", Fork: 1, Seq: 1, WallMs: x, Reason: "warm-up round " + itoa(i+1)}
 			if i == len(xs)-1 {
 				r.Reason += "; " + tt.stop
