@@ -15,8 +15,10 @@
 #   - bin/threadlab built from that commit (rebuilt here);
 #   - time: `threadlab run --dry-run` plans the experiment from the committed runs (pipeline/cost); an experiment
 #     whose planned wall time plus 10% would end after --until (UTC) is skipped, and the next is tried;
-#   - a quiet machine: nothing here can enforce that. Run nothing beside it (helpers, builds, tests): each trial's
-#     noise gate reads the host's CPU used outside threadlab, and a busy host invalidates trials.
+#   - a quiet machine: nothing here can enforce that. Run nothing beside it (helpers, builds, tests, and not even a
+#     `git worktree add`: on 2 cores that took 11-78% of one core for four bursts of blocking-in-webflux
+#     20261205T064455Z): each trial's noise gate reads the host's CPU used outside threadlab, and a busy host
+#     invalidates trials, which cost re-runs from the retry budget. Watch progress with tail, nothing heavier.
 # Each run ends by itself; one that overruns its plan by more than half is interrupted (SIGINT: its finished trials
 # stay on disk, and `threadlab run --resume` continues it). After the last run the whole site is re-rendered
 # (`threadlab site`): a run renders its own pages before its finishing stage, and older runs' pages must point at it.
