@@ -427,7 +427,7 @@ func warmupOf(c *record.SteadyCell, rounds []record.Trial, name string, own bool
 			w.from = roundFrom(said, name)
 		}
 		switch {
-		case strings.Contains(r.Reason, "stop: steady") && own && !strings.Contains(r.Reason, name+" from round"):
+		case strings.Contains(r.Reason, "stop: steady") && own && w.from == 0:
 			w.stop = NotWaited // a warm-up that stopped on the primary alone
 		case strings.Contains(r.Reason, "stop: steady"):
 			w.stop = "steady"
