@@ -148,10 +148,79 @@ func directionText(x record.Verdict, c stats.Check, r reading) string {
 	if r.Dir < 0 {
 		side = "below"
 	}
+	test := fmt.Sprintf("%s/%s %s 1, one-sided Mann-Whitney U p = %s", a, b, side, pval(x.DirectionP))
 	if r.Derived {
-		return fmt.Sprintf("%s better: %s/%s %s 1 by its %s (re-evaluate the run for the test)", better, a, b, side, ciLabel(x))
+		test = fmt.Sprintf("%s/%s %s 1 by its %s (re-evaluate the run for the test)", a, b, side, ciLabel(x))
 	}
-	return fmt.Sprintf("%s better: %s/%s %s 1, one-sided Mann-Whitney U p = %s", better, a, b, side, pval(x.DirectionP))
+	if why, lead := negligibleText(x, c); why != "" {
+		return fmt.Sprintf("%s ahead by only %s: %s, with %s", better, lead, test, why)
+	}
+	return better + " better: " + test
+}
+
+// negligibleText says why a lead the test detects is too small to call
+// one variant better, "" when it is not: the interval of A/B at every unit
+// (every point of the claim, or the one) lies inside the claim's band (a
+// band check: the claim counts the two as equal there), or inside
+// ±stats.EquivalenceMargin, the least difference the reports count,
+// narrowed to a superiority claim's own bound when that is nearer to 1 (a
+// claim "A/B ≥ 1.05" counts a 5% lead, one "≥ 1" any lead). A test on tight data finds 0.06%
+// (fixed-rate-sweep 20261205T120504Z: p50 medians 100.06 against
+// 100.00 ms, p = 0.024); like benchstat's "~", the page then names the
+// size, not a winner. lead is the largest distance of a unit's ratio
+// from 1, "0.064%".
+func negligibleText(x record.Verdict, c stats.Check) (why, lead string) {
+	type unit struct{ ratio, low, high float64 }
+	var units []unit
+	for _, p := range x.Points {
+		if p.Ratio == nil || p.Low == nil || p.High == nil {
+			return "", "" // a unit without an interval cannot be shown small
+		}
+		units = append(units, unit{*p.Ratio, *p.Low, *p.High})
+	}
+	if len(units) == 0 {
+		units = append(units, unit{x.Ratio, x.Low, x.High})
+	}
+	lo, lok := stats.Bound(c.AtLeast)
+	hi, hok := stats.Bound(c.AtMost)
+	band := lok && hok && lo < 1 && hi > 1
+	if !band {
+		m := stats.EquivalenceMargin
+		if lok && lo >= 1 {
+			m = min(m, lo-1)
+		}
+		if hok && hi <= 1 {
+			m = min(m, 1/hi-1)
+		}
+		if m <= 0 {
+			return "", ""
+		}
+		lo, hi = 1/(1+m), 1+m
+	}
+	far := 1.0
+	for _, u := range units {
+		if !(u.ratio > 0 && u.low >= lo && u.high <= hi) { // NaN fails too
+			return "", ""
+		}
+		if math.Abs(u.ratio-1) > math.Abs(far-1) {
+			far = u.ratio
+		}
+	}
+	where := "its " + ciLabel(x)
+	if len(units) > 1 {
+		where = "its " + ciLabel(x) + " at every point"
+	}
+	if band {
+		return fmt.Sprintf("%s inside the claim's band %s–%s, which counts the two as equal", where, num(lo), num(hi)), pctDiff(far)
+	}
+	return fmt.Sprintf("%s inside %s–%s, the ±%s under which the reports count two variants as equal",
+		where, num(lo), num(hi), pctDiff(hi)), pctDiff(far)
+}
+
+// pctDiff is a ratio's distance from 1 as a percentage to two significant
+// digits: 1.00064 → "0.064%", 0.973 → "2.7%", 1.1 → "10%".
+func pctDiff(ratio float64) string {
+	return strconv.FormatFloat(math.Abs(ratio-1)*100, 'g', 2, 64) + "%"
 }
 
 // unitSuffix is " ms", " req/s", "%" or "" for a metric's values.
