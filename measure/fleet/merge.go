@@ -113,6 +113,12 @@ func mergeGroup(parts []*load.Result, gi int, shift []int, names []string) (load
 		if out.Latency, err = addHist(out.Latency, g.Latency); err != nil {
 			return out, fmt.Errorf("group %s, %s: latency: %w", g.Name, names[i], err)
 		}
+		if g.Connect != nil {
+			if out.Connect, err = addHist(out.Connect, g.Connect); err != nil {
+				return out, fmt.Errorf("group %s, %s: connects: %w", g.Name, names[i], err)
+			}
+		}
+		out.SlowConnects += g.SlowConnects
 		for _, s := range g.Series {
 			t := s.T + shift[i]
 			m := seconds[t]

@@ -93,7 +93,9 @@ type wireGroup struct {
 	ErrorsByClass map[string]int64 `json:"errors_by_class"`
 	Wall          int64            `json:"wall_ns"`
 	RPS           num              `json:"rps"`
-	Latency       *string          `json:"latency"` // V2 compressed base64; null when the Result had none
+	Latency       *string          `json:"latency"`                 // V2 compressed base64; null when the Result had none
+	Connect       *string          `json:"connect,omitempty"`       // connect times, as Latency; absent when none succeeded
+	SlowConnects  int64            `json:"slow_connects,omitempty"` // connects of load.SlowConnect or more
 	Series        []wireSecond     `json:"series"`
 	Headers       map[string]int64 `json:"headers"`
 	AskedRate     num              `json:"asked_rate"`
@@ -211,7 +213,7 @@ func toWire(r *load.Result) (*wireResult, error) {
 			ErrorsByClass: g.ErrorsByClass, Wall: int64(g.Wall), RPS: num(g.RPS), Headers: g.Headers,
 			AskedRate: num(g.AskedRate), AchievedRate: num(g.AchievedRate), Missed: g.Missed,
 			LatePct: num(g.LatePct), MaxInFlight: g.MaxInFlight, Stalled: g.Stalled, Release: int64(g.Release),
-			ReleaseSpread: int64(g.ReleaseSpread),
+			ReleaseSpread: int64(g.ReleaseSpread), SlowConnects: g.SlowConnects,
 		}
 		for _, r := range g.Releases {
 			wg.Releases = append(wg.Releases, int64(r))
@@ -219,6 +221,9 @@ func toWire(r *load.Result) (*wireResult, error) {
 		var err error
 		if wg.Latency, err = encodeHist(g.Latency); err != nil {
 			return nil, fmt.Errorf("group %s: latency histogram: %w", g.Name, err)
+		}
+		if wg.Connect, err = encodeHist(g.Connect); err != nil {
+			return nil, fmt.Errorf("group %s: connect histogram: %w", g.Name, err)
 		}
 		if g.Series != nil {
 			wg.Series = make([]wireSecond, 0, len(g.Series))
@@ -255,7 +260,7 @@ func fromWire(w *wireResult) (*load.Result, error) {
 			ErrorsByClass: wg.ErrorsByClass, Wall: time.Duration(wg.Wall), RPS: float64(wg.RPS), Headers: wg.Headers,
 			AskedRate: float64(wg.AskedRate), AchievedRate: float64(wg.AchievedRate), Missed: wg.Missed,
 			LatePct: float64(wg.LatePct), MaxInFlight: wg.MaxInFlight, Stalled: wg.Stalled, Release: time.Duration(wg.Release),
-			ReleaseSpread: time.Duration(wg.ReleaseSpread),
+			ReleaseSpread: time.Duration(wg.ReleaseSpread), SlowConnects: wg.SlowConnects,
 		}
 		for _, r := range wg.Releases {
 			g.Releases = append(g.Releases, time.Duration(r))
@@ -266,6 +271,12 @@ func fromWire(w *wireResult) (*load.Result, error) {
 		var err error
 		if g.Latency, err = decodeHist(budget, wg.Latency); err != nil {
 			return nil, fmt.Errorf("group %s: latency histogram: %w", wg.Name, err)
+		}
+		if g.Connect, err = decodeHist(budget, wg.Connect); err != nil {
+			return nil, fmt.Errorf("group %s: connect histogram: %w", wg.Name, err)
+		}
+		if g.SlowConnects < 0 || g.SlowConnects > g.Connects() {
+			return nil, fmt.Errorf("group %s: %d slow connects of %d", wg.Name, g.SlowConnects, g.Connects())
 		}
 		if wg.Series != nil {
 			g.Series = make([]load.Second, 0, len(wg.Series))

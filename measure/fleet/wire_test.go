@@ -134,13 +134,16 @@ func full() *load.Result {
 	}
 	s := secondHist()
 	s.RecordValues(20_000, 7)
+	c := groupHist()
+	c.RecordValues(180, 30)
+	c.RecordValue(1_003_000) // a SYN sent again
 	return &load.Result{
 		Start: time.Date(2026, 12, 1, 10, 30, 0, 123_456_789, time.UTC),
 		Wall:  1234567891 * time.Nanosecond,
 		Groups: []load.GroupResult{{
 			Name: "io", Model: load.Open, Requests: 12, Errors: 2, OK: 9,
 			ErrorsByClass: map[string]int64{"timeout": 1, "http_5xx": 1, "refused": 0},
-			Wall:          999_999_999, RPS: 1.0 / 3, Latency: h,
+			Wall:          999_999_999, RPS: 1.0 / 3, Latency: h, Connect: c, SlowConnects: 1,
 			Series: []load.Second{
 				{T: 3, Requests: 7, Errors: 1, P50Ms: 20.1, P99Ms: math.Nextafter(20, 21), Latency: s},
 				{T: 4, Requests: 1, Errors: 1, P50Ms: math.Inf(1), P99Ms: math.NaN(), Latency: hdrhistogram.New(1, 60_000_000, 2)},

@@ -152,11 +152,14 @@ func (w *worker) exchange(req *wire, g *groupRun) class {
 func (w *worker) dial() error {
 	g := w.g
 	g.dialSem <- struct{}{}
+	t0 := g.now() // after the wait for a dial slot: that wait is ours, not the server's
 	c, err := g.dialer.DialContext(g.ctx, "tcp", g.addr)
+	took := g.now() - t0
 	<-g.dialSem
 	if err != nil {
 		return err
 	}
+	w.tally.dialed(took / 1000)
 	g.sockets.Add(1)
 	w.conn = c.(*net.TCPConn)
 	if w.raw, err = w.conn.SyscallConn(); err != nil {

@@ -211,3 +211,53 @@ func TestDialCapDefaults(t *testing.T) {
 		t.Errorf("a negative MaxDials: error %v, want one naming max_dials", err)
 	}
 }
+
+// TestSlowConnect: a SYN that finds the listen queue full is dropped, and
+// the client sends it again after Linux's initial retransmission time-out
+// of 1 s; once the server accepts, the connect succeeds, having taken at
+// least that second. Those connects are counted as slow (the signature of
+// seed 002's overflowing Tomcat acceptor), the others are not, and every
+// connect is counted once. Keep-alive connects once per connection.
+func TestSlowConnect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a SYN retransmission; skipped with -short")
+	}
+	const n, backlog = 40, 4
+	l := backlogListener(t, backlog)
+	go func() {
+		// Accept nothing until the first SYNs past the queue have been
+		// dropped, then serve everything.
+		time.Sleep(300 * time.Millisecond)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go serveOnce(c)
+		}
+	}()
+	g := run(t, "http://"+l.Addr().String(), Group{Model: Burst, Burst: n, NoKeepAlive: true, Requests: get("/"),
+		ConnectTimeout: 10 * time.Second, Timeout: 10 * time.Second}).Groups[0]
+	t.Logf("%d requests, %d errors %v; %d connects, %d slow, p50 %.1f ms, max %.1f ms", g.Requests, g.Errors, g.ErrorsByClass,
+		g.Connects(), g.SlowConnects, g.ConnectMs(50), g.ConnectMs(100))
+	// A connect whose final ACK found the accept queue full completes on
+	// the client and its request waits on the server's SYN-ACK retries
+	// (tcp_abort_on_overflow 0); after repeated overflows the kernel may
+	// answer with SYN cookies. Either way some requests may time out after
+	// a fast connect, so the count is bounded, not exact.
+	if g.Requests != n || g.Connects() < n-g.Errors || g.Connects() > n {
+		t.Fatalf("requests=%d errors=%d connects=%d: want %d requests, one connect each (the failed ones may not have connected)", g.Requests, g.Errors, g.Connects(), n)
+	}
+	// The queue holds backlog+1 completed connects; the rest were dropped
+	// and sent again at 1 s (some twice, at 3 s, on a slow machine).
+	if g.SlowConnects < n/4 || g.SlowConnects > g.Connects()-backlog-1 {
+		t.Errorf("%d slow connects of %d, want between %d and %d: the SYNs past a queue of %d wait for a retransmission",
+			g.SlowConnects, g.Connects(), n/4, g.Connects()-backlog-1, backlog)
+	}
+	if top := g.ConnectMs(100); top < float64(SlowConnect.Milliseconds()) {
+		t.Errorf("slowest connect %.0f ms, want at least 1 s", top)
+	}
+	if p := g.ConnectMs(1); p >= float64(SlowConnect.Milliseconds()) {
+		t.Errorf("fastest connect %.0f ms: the connects the queue took should not wait", p)
+	}
+}

@@ -144,6 +144,12 @@ func TestKeepAliveOff(t *testing.T) {
 	if res.Self.Sockets != g.Requests {
 		t.Errorf("sockets=%d requests=%d: without keep-alive every request opens a connection", res.Self.Sockets, g.Requests)
 	}
+	if g.Connects() != g.Requests || g.SlowConnects != 0 {
+		t.Errorf("connects=%d (slow %d) requests=%d: without keep-alive every request connects, and loopback never drops a SYN here", g.Connects(), g.SlowConnects, g.Requests)
+	}
+	if p50, top := g.ConnectMs(50), g.ConnectMs(100); !(p50 > 0 && p50 <= top && top < float64(SlowConnect.Milliseconds())) {
+		t.Errorf("connect p50 %.3f ms, max %.3f ms: want 0 < p50 <= max < 1 s on loopback", p50, top)
+	}
 	if closeHdr.Load() != g.Requests {
 		t.Errorf("%d of %d requests said Connection: close", closeHdr.Load(), g.Requests)
 	}

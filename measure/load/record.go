@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -101,8 +102,12 @@ type sample struct {
 // request: they batch samples in a tally and flush under the lock, so a
 // histogram is shared by thousands of connections without contention.
 type recorder struct {
-	mu      sync.Mutex
-	hist    *hdrhistogram.Histogram
+	mu   sync.Mutex
+	hist *hdrhistogram.Histogram
+	// connect holds the durations of the TCP connects that succeeded, µs
+	// (nil until one did); slow counts those of SlowConnect or more.
+	connect *hdrhistogram.Histogram
+	slow    int64
 	seconds []second
 	classes [nClasses]int64
 	headers map[string]int64
@@ -128,6 +133,8 @@ type tally struct {
 	last    int64
 	headers map[string]*int64
 	buf     [64]sample
+	dials   [16]int64 // connect durations, µs, not yet flushed
+	nd      int
 }
 
 // flushAge bounds how stale progress ticks can be.
@@ -160,6 +167,22 @@ func (t *tally) add(intended, sent, end int64, c class) {
 	t.buf[t.n] = sample{us: us, sec: int32(end / 1e9), class: c}
 	t.n++
 	if t.n == len(t.buf) || end-t.oldest > flushAge {
+		t.flush()
+	}
+}
+
+// SlowConnect is the connect time that marks a SYN sent again: Linux
+// retransmits an unanswered SYN after its initial RTO of 1 s (RFC 6298
+// 2.1, TCP_TIMEOUT_INIT), so a connect of 1 s or more waited for the
+// server's listen queue, not for the network (seed 002's refused
+// connections are the same queue overflowing with tcp_abort_on_overflow).
+const SlowConnect = time.Second
+
+// dialed records one successful TCP connect that took us microseconds.
+func (t *tally) dialed(us int64) {
+	t.dials[t.nd] = min(max(us, histMin), histMax)
+	t.nd++
+	if t.nd == len(t.dials) {
 		t.flush()
 	}
 }
@@ -214,6 +237,16 @@ func (t *tally) flush() {
 		}
 		r.classes[s.class]++
 	}
+	if t.nd > 0 && r.connect == nil {
+		r.connect = newHist()
+	}
+	for _, us := range t.dials[:t.nd] {
+		_ = r.connect.RecordValue(us)
+		if us >= SlowConnect.Microseconds() {
+			r.slow++
+		}
+	}
+	t.nd = 0
 	if t.first < r.first {
 		r.first = t.first
 	}
@@ -239,6 +272,7 @@ func (r *recorder) result(g *GroupResult) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	g.Latency = r.hist
+	g.Connect, g.SlowConnects = r.connect, r.slow
 	g.ErrorsByClass = map[string]int64{}
 	for c := classRefused; c < nClasses; c++ {
 		if c.failed() {

@@ -173,14 +173,22 @@ type GroupResult struct {
 	Wall          time.Duration           // first send to last answer of this group
 	RPS           float64                 // Requests / Wall
 	Latency       *hdrhistogram.Histogram // microseconds, 1us..60s, 3 significant digits; failed requests included
-	Series        []Second
-	Headers       map[string]int64 // distinct values of CountHeader -> responses carrying it
-	AskedRate     float64          // open/ramp-open: the rate asked for (mean)
-	AchievedRate  float64          // open: sends per second actually made
-	Missed        int64            // open: sends skipped because MaxInFlight was reached
-	LatePct       float64          // open: share of sends later than 1 ms past their intended time, x100
-	MaxInFlight   int              // open: the in-flight cap in force (Group.MaxInFlight, lowered to fit RLIMIT_NOFILE)
-	Stalled       string           // why the stall watchdog stopped the group early; empty when it did not
+	// Connect is the duration of each TCP connect that succeeded (SYN sent
+	// to the handshake's completion on the client, which the kernel
+	// reports once the server's SYN-ACK is in), microseconds, as Latency;
+	// nil when the group made none. A connect's time is inside its
+	// request's latency too. SlowConnects counts those of SlowConnect or
+	// more: the listen queue dropped a SYN and the client sent it again.
+	Connect      *hdrhistogram.Histogram
+	SlowConnects int64
+	Series       []Second
+	Headers      map[string]int64 // distinct values of CountHeader -> responses carrying it
+	AskedRate    float64          // open/ramp-open: the rate asked for (mean)
+	AchievedRate float64          // open: sends per second actually made
+	Missed       int64            // open: sends skipped because MaxInFlight was reached
+	LatePct      float64          // open: share of sends later than 1 ms past their intended time, x100
+	MaxInFlight  int              // open: the in-flight cap in force (Group.MaxInFlight, lowered to fit RLIMIT_NOFILE)
+	Stalled      string           // why the stall watchdog stopped the group early; empty when it did not
 	// Release (burst) is when the burst was released, as an offset from
 	// Result.Start; 0 for the other models. A merged result of several
 	// generators (measure/fleet) keeps the earliest, and Releases and
@@ -200,6 +208,23 @@ func (g GroupResult) QuantileMs(q float64) float64 {
 		return 0
 	}
 	return float64(g.Latency.ValueAtQuantile(q)) / 1000
+}
+
+// Connects is how many TCP connects succeeded.
+func (g GroupResult) Connects() int64 {
+	if g.Connect == nil {
+		return 0
+	}
+	return g.Connect.TotalCount()
+}
+
+// ConnectMs returns the q-th percentile (0..100) of the connect times in
+// milliseconds, 0 when there were none.
+func (g GroupResult) ConnectMs(q float64) float64 {
+	if g.Connects() == 0 {
+		return 0
+	}
+	return float64(g.Connect.ValueAtQuantile(q)) / 1000
 }
 
 // MaxMs returns the largest recorded latency in milliseconds.

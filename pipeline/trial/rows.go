@@ -46,6 +46,8 @@ func Rows(measured string, j replicate.Job, seq int, started string, res *load.R
 			ErrorClasses: classes(g.ErrorsByClass), AskedRate: g.AskedRate, AchievedRate: g.AchievedRate,
 			Missed: g.Missed, LatePct: g.LatePct, GenCPUPct: res.Self.CPUPct, GenSaturated: res.Self.Saturated,
 			TargetCPUPct: cpu, TargetThreads: threads, TargetRSSMB: rss,
+			Connects: g.Connects(), ConnectP50Ms: g.ConnectMs(50), ConnectP99Ms: g.ConnectMs(99),
+			ConnectMaxMs: g.ConnectMs(100), SlowConnects: g.SlowConnects,
 		}
 		setPeaks(&r, g, telemetry.Summarize(samples))
 		if g.Latency != nil && g.Latency.TotalCount() > 0 {

@@ -146,6 +146,19 @@ type Trial struct {
 	// 1000 steps; lower is faster). 0 when not probed: a target on another
 	// host, and runs recorded before the column.
 	HostSpinNs float64 `csv:"host_spin_ns"`
+	// Connects is how many TCP connects the generator made in the window
+	// (all groups' rows carry their own); ConnectP50Ms/ConnectP99Ms/
+	// ConnectMaxMs their times, SYN sent to the handshake's completion
+	// on the client; SlowConnects those of 1 s or more (load.SlowConnect:
+	// the SYN was sent again because the server's listen queue dropped
+	// it). A keep-alive group connects once per connection, a group
+	// against a server that closes after each answer once per request.
+	// 0 in runs recorded before the columns.
+	Connects     int64   `csv:"connects"`
+	ConnectP50Ms float64 `csv:"connect_p50_ms"`
+	ConnectP99Ms float64 `csv:"connect_p99_ms"`
+	ConnectMaxMs float64 `csv:"connect_max_ms"`
+	SlowConnects int64   `csv:"slow_connects"`
 }
 
 // Key identifies the cell a trial belongs to.
