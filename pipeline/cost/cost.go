@@ -179,6 +179,10 @@ func PredictOn(m *experiments.Manifest, dataDir, cpu string) (Estimate, error) {
 			least = max(least, typicalSteadyWarmupS(m, e.Costs, drain))
 		}
 		e.Costs.WarmupS = max(e.Costs.WarmupS, least)
+		// A fork's warm-up ends at the round that reaches max: a run
+		// measured under a longer max (concurrency-sweep 20261204T161358Z:
+		// 59 s a fork at a 1-minute cap) plans no more than the new one.
+		e.Costs.WarmupS = min(e.Costs.WarmupS, cappedWarmupS(m, e.Costs, drain))
 	}
 	cells := float64(len(e.Cells))
 	e.WallS = e.Costs.FixedS + cells*float64(m.Forks.Min)*e.Costs.Fork(e.Iterations)
@@ -254,6 +258,18 @@ func typicalSteadyWarmupS(m *experiments.Manifest, c Model, drain float64) float
 	}
 	per := min(max(rounds*round, w.Min.Seconds()), w.Max.Seconds())
 	return per * warmShare(m)
+}
+
+// cappedWarmupS is the longest an until-steady warm-up can run: its max,
+// then the round under way (a burst and the pause after it, or a timed
+// round with the window's drain), averaged over the variants as warmupS.
+func cappedWarmupS(m *experiments.Manifest, c Model, drain float64) float64 {
+	w := m.Load.Warmup
+	round := c.WindowS + c.PauseS
+	if !burst(m) {
+		round = min(experiments.DefaultWarmupRound, w.Max).Seconds() + drain
+	}
+	return (w.Max.Seconds() + round) * warmShare(m)
 }
 
 // warmShare is the share of m's variants that warm up (not measure: cold).

@@ -668,3 +668,49 @@ func TestEstimateSteadyWarmupBeforeCPU(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateWarmupCappedByMax: a run whose until-steady warm-ups ran to
+// a 1-minute cap (60 s a fork, as concurrency-sweep 20261204T161358Z's
+// 59 s) does not plan a manifest that now caps them at 30 s with 60 s: a
+// fork's warm-up ends with the round that reaches max. The past run's
+// windows drain 3.25 s beyond their 3 s (writePastRun), which a warm-up
+// round pays too: 30 + 1 + 3.25 s.
+func TestEstimateWarmupCappedByMax(t *testing.T) {
+	for _, tt := range []struct {
+		why, warmup string
+		want        float64
+	}{
+		{"max 30 s: the past 60 s cut to max and the round under way", "{until: steady, max: 30s}", 34.25},
+		{"max 2 m: what the past run measured", "{until: steady, max: 2m}", 60},
+		{"the default max (60 s): what the past run measured, under the cap and its round", "{until: steady}", 60},
+	} {
+		data := t.TempDir()
+		writePastRun(t, data, "20261201T000000Z", "default")
+		dir := filepath.Join(data, "est", "20261201T000000Z")
+		if err := record.WriteFile(dir, record.ManifestFile, []byte("cooldown:\n  iteration: 500ms\nload:\n  warmup: {until: steady}\n")); err != nil {
+			t.Fatal(err)
+		}
+		if err := record.WriteJSON(dir, record.SteadyFile, record.Steady{Metric: "rps", Rule: verdicts.SteadyRule}); err != nil {
+			t.Fatal(err)
+		}
+		var meta record.Meta
+		if err := record.ReadJSON(dir, record.RunFile, &meta); err != nil {
+			t.Fatal(err)
+		}
+		meta.Time.Stages["warm-ups"] = 8 * 60 // 8 forks at the 1-minute cap
+		if err := record.WriteJSON(dir, record.RunFile, meta); err != nil {
+			t.Fatal(err)
+		}
+		m, err := experiments.Parse("est.yaml", []byte(strings.Replace(estimateManifest, "warmup: 2s", "warmup: "+tt.warmup, 1)), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := Predict(m, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(e.Costs.WarmupS-tt.want) > 1e-9 {
+			t.Errorf("%s: warm-up %.2f s per fork, want %.2f", tt.why, e.Costs.WarmupS, tt.want)
+		}
+	}
+}
