@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
@@ -155,30 +156,32 @@ func (v *runView) distributionChart() *chart {
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "share of requests (%)", NameLocation: "middle", NameGap: 44}),
 	)...)
 	var alt []string
-	drawn := 0
+	drawn, skipped := 0, 0
 	for _, vr := range l.Variants {
 		merged, n := v.mergedHist(vr, point, l.Measured)
 		if merged == nil || merged.TotalCount() == 0 {
 			continue
 		}
 		color := v.color(vr)
-		for _, t := range v.trialsOf(vr, point, l.Measured) {
-			h := v.trialHist(vr, point, l.Measured, t.Trial)
-			if h == nil || h.TotalCount() == 0 {
-				continue
-			}
-			opacity := float32(0.45)
-			dash := "solid"
-			if !t.Valid {
-				opacity, dash = 0.35, "dotted"
-			}
-			line.AddSeries(vr+" trials", share(bars(h), h.TotalCount()), charts.WithSeriesOpts(func(s *charts.SingleSeries) {
+		thin := func(name string, h *hdrhistogram.Histogram, opacity float32, dash string) {
+			line.AddSeries(name, share(bars(h), h.TotalCount()), charts.WithSeriesOpts(func(s *charts.SingleSeries) {
 				s.ShowSymbol = opts.Bool(false)
 				s.Symbol = "none"
 				s.ItemStyle = &opts.ItemStyle{Color: color}
 				s.LineStyle = &opts.LineStyle{Color: color, Width: 1, Opacity: opts.Float(opacity), Type: dash}
 			}))
 			drawn++
+		}
+		forks, invalid := v.forkHists(vr, point, l.Measured)
+		for _, f := range forks {
+			thin(vr+" forks", f.h, 0.45, "solid")
+		}
+		for i, t := range invalid {
+			if i == maxInvalidLines {
+				skipped += len(invalid) - i
+				break
+			}
+			thin(vr+" invalid trials", t, 0.35, "dotted")
 		}
 		line.AddSeries(vr, share(bars(merged), merged.TotalCount()), charts.WithSeriesOpts(func(s *charts.SingleSeries) {
 			s.ShowSymbol = opts.Bool(false)
@@ -196,7 +199,11 @@ func (v *runView) distributionChart() *chart {
 	if point != "" {
 		at = " at " + pointLabel(point, l.SweepKeys)
 	}
-	caption := fmt.Sprintf("Share of requests in each latency bin (48 bins, log-spaced)%s: a thin line per trial (dotted for invalid trials), a thick line for the valid trials merged. Trials that disagree show as lines apart.", at)
+	more := ""
+	if skipped > 0 {
+		more = fmt.Sprintf(" (%d more invalid trials not drawn)", skipped)
+	}
+	caption := fmt.Sprintf("Share of requests in each latency bin (48 bins, log-spaced)%s: a thin line per fork (a JVM: its valid iterations' requests merged), dotted lines for invalid trials (at most %d a variant%s), a thick line for all valid trials merged. Forks that disagree show as lines apart.", at, maxInvalidLines, more)
 	return &chart{ID: id, Title: "Latency distribution by variant" + at, Caption: caption, Height: 340, Script: scriptFor(id, line),
 		Alt: "Latency distribution" + at + ". " + strings.Join(alt, "; ") + "."}
 }
@@ -227,14 +234,19 @@ func (v *runView) burstCharts() []*chart {
 		if !ok {
 			continue
 		}
-		for _, t := range v.trialsOf(vr, point, l.Measured) {
+		// Each fork's median burst, and the cell's: a line per burst drew
+		// 1,270 a variant on cpu-bound 20261204T034538Z (5 forks x 254
+		// bursts), 3 MB of chart for each of the two.
+		shown := append(v.forkMedians(vr, point), med)
+		for i, t := range shown {
 			h := v.trialHist(vr, point, l.Measured, t.Trial)
-			if !t.Valid || h == nil {
+			median := i == len(shown)-1
+			if h == nil || (!median && t.Trial == med.Trial) {
 				continue
 			}
 			ts, done := completions(h, stepMs)
-			curves = append(curves, curve{vr, t.Trial == med.Trial, ts, done, h.TotalCount()})
-			if t.Trial == med.Trial {
+			curves = append(curves, curve{vr, median, ts, done, h.TotalCount()})
+			if median {
 				alt = append(alt, fmt.Sprintf("%s (trial %d): half answered by %s ms, all %d by %s ms", vr, t.Trial,
 					num(float64(h.ValueAtQuantile(50))/1000), h.TotalCount(), num(float64(h.Max())/1000)))
 			}
@@ -277,7 +289,7 @@ func (v *runView) burstCharts() []*chart {
 	if point != "" {
 		at = " at " + pointLabel(point, l.SweepKeys)
 	}
-	src := "Every valid trial is a thin line, the median trial (by " + metric.Label(l.Primary) + ") a thick one; 10 ms steps, from each trial's HdrHistogram (a burst's latencies run from its release, so the histogram is the distribution of completion times)."
+	src := "Each fork's median valid burst (by " + metric.Label(l.Primary) + ") is a thin line, the cell's median trial a thick one; 10 ms steps, from each trial's HdrHistogram (a burst's latencies run from its release, so the histogram is the distribution of completion times)."
 	return []*chart{
 		mk("chart_burst_done", "Burst: requests answered since the release"+at, "requests answered",
 			func(c curve, i int) int64 { return c.done[i] }, "Where a line reaches the top, the whole burst has been answered. "+src),

@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -214,6 +216,36 @@ type seriesPick struct {
 
 // medianTrial is the valid trial of a cell whose primary metric is the
 // (lower) median, so the series shown is a typical one, not the best.
+// forkMedians is each fork's median valid trial of a cell by the primary
+// metric, in fork order (ties by trial number, as medianTrial).
+func (v *runView) forkMedians(variant, point string) []record.Trial {
+	byFork := map[int][]record.Trial{}
+	for _, t := range v.trialsOf(variant, point, v.layout.Measured) {
+		if t.Valid {
+			byFork[forkOf(t)] = append(byFork[forkOf(t)], t)
+		}
+	}
+	var out []record.Trial
+	for _, f := range slices.Sorted(maps.Keys(byFork)) {
+		out = append(out, medianOf(byFork[f], v.layout.Primary))
+	}
+	return out
+}
+
+// medianOf is the median of ts by metric, the lower middle one of an even
+// count; ts is sorted in place.
+func medianOf(ts []record.Trial, primary string) record.Trial {
+	sort.SliceStable(ts, func(i, j int) bool {
+		a, _ := metric.Value(ts[i], primary)
+		b, _ := metric.Value(ts[j], primary)
+		if a != b {
+			return a < b
+		}
+		return ts[i].Trial < ts[j].Trial
+	})
+	return ts[(len(ts)-1)/2]
+}
+
 func (v *runView) medianTrial(variant, point string) (record.Trial, bool) {
 	var ts []record.Trial
 	for _, t := range v.trialsOf(variant, point, v.layout.Measured) {
@@ -224,15 +256,7 @@ func (v *runView) medianTrial(variant, point string) (record.Trial, bool) {
 	if len(ts) == 0 {
 		return record.Trial{}, false
 	}
-	sort.SliceStable(ts, func(i, j int) bool {
-		a, _ := metric.Value(ts[i], v.layout.Primary)
-		b, _ := metric.Value(ts[j], v.layout.Primary)
-		if a != b {
-			return a < b
-		}
-		return ts[i].Trial < ts[j].Trial
-	})
-	return ts[(len(ts)-1)/2], true
+	return medianOf(ts, v.layout.Primary), true
 }
 
 // gap is round for series values, with a missing sample as null: ECharts

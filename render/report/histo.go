@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -82,6 +83,52 @@ func (v *runView) mergedHist(variant, point, group string) (h *hdrhistogram.Hist
 		n++
 	}
 	return h, n
+}
+
+// maxInvalidLines bounds the invalid trials a distribution chart draws one
+// by one for a variant; the caption counts the rest.
+const maxInvalidLines = 20
+
+// forkOf is a trial's fork; runs recorded before the fork column have one
+// trial a fork, numbered as the fork.
+func forkOf(t record.Trial) int {
+	if t.Fork > 0 {
+		return t.Fork
+	}
+	return t.Trial
+}
+
+// forkHist is one fork's valid trials of a cell merged.
+type forkHist struct {
+	fork int
+	h    *hdrhistogram.Histogram
+}
+
+// forkHists merges a cell's valid trials fork by fork, in fork order, and
+// returns the invalid trials' histograms apart: a fork (a JVM) is the
+// unit a reader compares, and a line per iteration drew thousands.
+func (v *runView) forkHists(variant, point, group string) (forks []forkHist, invalid []*hdrhistogram.Histogram) {
+	at := map[int]int{}
+	for _, t := range v.trialsOf(variant, point, group) {
+		th := v.trialHist(variant, point, group, t.Trial)
+		if th == nil || th.TotalCount() == 0 {
+			continue
+		}
+		if !t.Valid {
+			invalid = append(invalid, th)
+			continue
+		}
+		f := forkOf(t)
+		i, ok := at[f]
+		if !ok {
+			i = len(forks)
+			at[f] = i
+			forks = append(forks, forkHist{f, hdrhistogram.New(th.LowestTrackableValue(), th.HighestTrackableValue(), int(th.SignificantFigures()))})
+		}
+		forks[i].h.Merge(th)
+	}
+	sort.SliceStable(forks, func(i, j int) bool { return forks[i].fork < forks[j].fork })
+	return forks, invalid
 }
 
 // spectrumPoint is one percentile of a merged histogram: x is 1/(1-q),
