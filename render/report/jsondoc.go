@@ -23,13 +23,30 @@ type node struct {
 	text   string
 }
 
+// maxJSONDepth bounds the nesting parseJSON follows: threadlab's own
+// fingerprint and host check nest 4 levels. A hostile file nested millions
+// deep (12 MB of "[", under record.MaxMetaBytes) overflowed the goroutine
+// stack, a fatal error no recover catches, and one nested 100,000 deep
+// took minutes (flatten rebuilds each key's prefix).
+const maxJSONDepth = 64
+
 func parseJSON(b []byte) (*node, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	return parseNode(dec)
+	n, err := parseNode(dec, 0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, fmt.Errorf("more than one JSON value")
+	}
+	return n, nil
 }
 
-func parseNode(dec *json.Decoder) (*node, error) {
+func parseNode(dec *json.Decoder, depth int) (*node, error) {
+	if depth > maxJSONDepth {
+		return nil, fmt.Errorf("JSON nested deeper than %d levels: not a file threadlab wrote", maxJSONDepth)
+	}
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -45,7 +62,7 @@ func parseNode(dec *json.Decoder) (*node, error) {
 					return nil, err
 				}
 				k, _ := kt.(string)
-				v, err := parseNode(dec)
+				v, err := parseNode(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -57,7 +74,7 @@ func parseNode(dec *json.Decoder) (*node, error) {
 		case '[':
 			n := &node{kind: 'a'}
 			for dec.More() {
-				v, err := parseNode(dec)
+				v, err := parseNode(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}

@@ -307,6 +307,8 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 		if n, err := parseJSON(r.Fingerprint); err == nil {
 			v.Fingerprint = flatten(n, "", nil)
 			v.Host = hostHeadline(v.Fingerprint)
+		} else {
+			v.Warnings = append(v.Warnings, fmt.Sprintf("%s is unreadable (%v): the host is named from run.json only; regenerate it with threadlab fingerprint --json, or delete it", record.FingerprintFile, err))
 		}
 		v.Host = firstOf(v.Host, r.Meta.Host)
 		var buf bytes.Buffer
