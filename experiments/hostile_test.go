@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -199,6 +200,25 @@ func TestFileTooBig(t *testing.T) {
 	}
 	if alloc > 4*MaxFileBytes {
 		t.Errorf("refusing a big file allocated %d bytes: it was read whole", alloc)
+	}
+}
+
+// TestNamedPipe: a manifest that is a named pipe nobody writes to is read
+// as empty at once, not waited on forever (the open blocked past SIGTERM).
+func TestNamedPipe(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "fifo.yaml")
+	if err := syscall.Mkfifo(f, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Load(f, ""); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "the file is empty") {
+			t.Errorf("named pipe: %v, want the empty-file error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Load blocked on a named pipe nobody writes to")
 	}
 }
 

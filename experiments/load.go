@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/threadlab/threadlab/internal/yamlpos"
@@ -66,9 +67,12 @@ func Load(path, profile string) (*Manifest, error) {
 }
 
 // readCapped reads at most one byte more than MaxFileBytes, so that a huge
-// file or a device that never ends (/dev/zero) is refused by size.
+// file or a device that never ends (/dev/zero) is refused by size. It
+// opens without blocking: a named pipe nobody writes to would otherwise
+// hang the open past every signal; it now reads as empty. A pipe that is
+// being written (bash's <(...)) still reads whole.
 func readCapped(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

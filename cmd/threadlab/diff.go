@@ -76,6 +76,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return fmt.Errorf("%s run: %w", [2]string{"old", "new"}[i], err)
 		}
+		warnProblems(stderr, r)
 		runs[i] = r
 	}
 	res, err := diff.Runs(runs[0], runs[1], opt)

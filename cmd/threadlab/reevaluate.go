@@ -46,6 +46,7 @@ func reevaluateRun(dir, claimsFrom string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	warnProblems(stdout, r)
 	manifest := filepath.Join(dir, record.ManifestFile)
 	if len(r.Manifest) == 0 {
 		return fmt.Errorf("%s is missing: a run without its manifest cannot be re-evaluated (rerun the experiment)", manifest)
@@ -168,4 +169,12 @@ func dirtyWarning(dir, version string) string {
 		return ""
 	}
 	return fmt.Sprintf("%s: warning: threadlab %s is built from a tree with uncommitted changes, and its verdicts will say so; for a published run, commit and rebuild first (make build)", dir, version)
+}
+
+// warnProblems prints what record.Read found wrong in a run without
+// refusing it (a torn or empty trials.csv, a run.json without a name).
+func warnProblems(w io.Writer, r *record.Run) {
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "warning: %s: %s\n", r.Dir, p)
+	}
 }

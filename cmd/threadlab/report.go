@@ -75,6 +75,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return err
 		}
+		warnProblems(stderr, r)
 		if other := pageTakenBy(r, dataDir); other != "" {
 			return fmt.Errorf("%s: its page %s is %s's too (the same experiment and run id in %s): give one of them its own id in its %s", dir, pageKey(r), other, record.RunFile, record.RunFile)
 		}

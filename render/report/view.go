@@ -292,7 +292,7 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 	v.Wins = newWins(r.Summary, l.Variants, l.Points, l.Measured)
 	v.comparisons()
 	v.trials()
-	v.Warnings = slices.Clone(r.Meta.Warnings)
+	v.Warnings = append(slices.Clone(r.Meta.Warnings), r.Problems...)
 
 	if len(r.HostCheck) > 0 {
 		d, err := readCheckDoc(r.HostCheck)

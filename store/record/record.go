@@ -26,6 +26,7 @@ package record
 import (
 	"bufio"
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +36,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gocarina/gocsv"
@@ -448,10 +450,60 @@ func ReadCSV[T any](dir, name string) ([]T, error) {
 		if errors.Is(err, io.EOF) && len(rows) == 0 && lr.err == io.EOF {
 			return nil, nil // empty, or a header alone
 		}
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, csvError(err, lr.header))
+	}
+	names, _ := columnNames(lr.header)
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			return nil, fmt.Errorf("%s line 1: column %q appears twice: not a file threadlab wrote (restore it from git, or re-run)", path, n)
+		}
+		seen[n] = true
+	}
+	for i := range rows {
+		if c, ok := any(&rows[i]).(rowChecker); ok {
+			if col, problem := c.checkRow(); problem != "" {
+				return nil, fmt.Errorf("%s line %d, column %s: %s: not a value threadlab writes (restore the file from git, or re-run)", path, i+2, col, problem)
+			}
+		}
 	}
 	missingGauges(lr.header, rows)
 	return rows, nil
+}
+
+// rowChecker is a row type that can tell a value threadlab never writes
+// (a non-finite or negative measurement, more errors than requests): a
+// hand-edited or corrupted file, which would otherwise go on to a verdict
+// ("platform/virtual = +Inf clears >= 1.1").
+type rowChecker interface {
+	checkRow() (column, problem string)
+}
+
+// csvError names the column of a value the decoder could not read:
+// "line 3, column peak_hikari_pending: "NaN" is not a whole number" rather
+// than encoding/csv's "record on line 0; parse error on line 3, column 49".
+func csvError(err error, header []byte) error {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) || pe.Line == 0 {
+		return err
+	}
+	col := strconv.Itoa(pe.Column)
+	if names, herr := columnNames(header); herr == nil && pe.Column >= 1 && pe.Column <= len(names) {
+		col = names[pe.Column-1]
+	}
+	why := pe.Err.Error()
+	var ne *strconv.NumError
+	if errors.As(pe.Err, &ne) {
+		switch ne.Func {
+		case "ParseInt", "ParseUint":
+			why = fmt.Sprintf("%q is not a whole number", ne.Num)
+		case "ParseFloat":
+			why = fmt.Sprintf("%q is not a number", ne.Num)
+		case "ParseBool":
+			why = fmt.Sprintf("%q is not true or false", ne.Num)
+		}
+	}
+	return fmt.Errorf("line %d, column %s: %s", pe.Line, col, why)
 }
 
 // openCSV opens dir/name, a regular file (OpenRegular), and returns its
@@ -611,7 +663,11 @@ func ReadJSON(dir, name string, v any) error {
 
 // Run is a run directory read back.
 type Run struct {
-	Dir         string
+	Dir string
+	// Problems are what Read found wrong without refusing the run (a
+	// trials.csv cut short, a run that says it is complete with no
+	// trials); the report shows them.
+	Problems    []string
 	Meta        Meta
 	Manifest    []byte // manifest.yaml as run
 	Fingerprint json.RawMessage
@@ -659,6 +715,9 @@ func Read(dir string) (*Run, error) {
 	}
 	if err := Duplicates(r.Trials); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, TrialsFile), err)
+	}
+	if err := r.consistent(); err != nil {
+		return nil, err
 	}
 	if r.Series, err = ReadCSV[Sample](dir, SeriesFile); err != nil {
 		return nil, err
