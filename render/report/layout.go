@@ -1,7 +1,9 @@
 package report
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -114,8 +116,8 @@ func newLayout(r *record.Run, m *record.ManifestInfo) layout {
 	l.Points = sortPoints(points, l.SweepKeys, order)
 
 	l.Measured = measuredGroup(m, groups)
-	if r.Meta.Measured != "" {
-		l.Measured = r.Meta.Measured
+	if g := r.Meta.Measured; g != "" && (len(groups) == 0 || groupSeen[g] || slices.Contains(r.Meta.Groups, g)) {
+		l.Measured = g
 	}
 	l.Groups = append(l.Groups, l.Measured)
 	for _, g := range r.Meta.Groups {
@@ -138,10 +140,24 @@ func newLayout(r *record.Run, m *record.ManifestInfo) layout {
 		}
 	}
 	l.Primary = primaryMetric(l.Measured, l.Models)
-	if r.Meta.Primary != "" {
+	if _, ok := metric.Lookup(r.Meta.Primary); ok {
 		l.Primary = r.Meta.Primary
 	}
 	return l
+}
+
+// layoutProblems says where run.json's primary metric or measured group
+// is one the run cannot have (an edit): the page then reads the
+// manifest's and the data's instead, and says so.
+func layoutProblems(r *record.Run, l layout) []string {
+	var out []string
+	if p := r.Meta.Primary; p != "" && p != l.Primary {
+		out = append(out, fmt.Sprintf("%s's primary_metric %q is no metric threadlab records: the page uses %s, the measured group's", record.RunFile, p, l.Primary))
+	}
+	if g := r.Meta.Measured; g != "" && g != l.Measured {
+		out = append(out, fmt.Sprintf("%s's measured_group %q is not one of the run's groups (%s): the page uses %s", record.RunFile, g, strings.Join(l.Groups, ", "), l.Measured))
+	}
+	return out
 }
 
 // measuredGroup is the manifest's load.measure when the data has it, else

@@ -361,6 +361,12 @@ func newRunView(r *record.Run, assetsHost, rawPrefix string, present map[string]
 	var histProblems []string
 	v.hists, histProblems = readHists(r)
 	v.Warnings = append(v.Warnings, histProblems...)
+	v.Warnings = append(v.Warnings, layoutProblems(r, v.layout)...)
+	if r.Dir != "" {
+		if _, _, err := record.ReadSteady(r.Dir); err != nil {
+			v.Warnings = append(v.Warnings, fmt.Sprintf("%s is unreadable (%v): the steady-state section is left out (restore it from git, or threadlab report --reevaluate the run)", record.SteadyFile, err))
+		}
+	}
 	if len(v.hists) > 0 {
 		v.Charts = append(v.Charts, v.burstCharts()...)
 		if c := v.spectrumChart(); c != nil {
