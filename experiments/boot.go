@@ -42,7 +42,7 @@ func (m *Manifest) normalizeBoot() {
 // validateBoot checks the manifest's spring_boot (the variants' own are
 // checked with the variant).
 func (m *Manifest) validateBoot(bad badFunc) {
-	if m.SpringBoot == "" {
+	if m.SpringBoot == "" || len(m.Variants) == 0 { // no variants is its own error
 		return
 	}
 	if !slices.ContainsFunc(m.Variants, func(v Variant) bool { return v.Target != "" }) {

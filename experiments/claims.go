@@ -81,7 +81,7 @@ func (m *Manifest) validateClaims(bad badFunc, cs claimScope) {
 			if d.Pick == "" {
 				bad(f+".decision.pick", "missing (the variant to choose; variants: %s)", strings.Join(m.variantNames(), ", "))
 			} else if v, ok := m.Variant(d.Pick); !ok {
-				bad(f+".decision.pick", "no variant named %q (pick one of %s)", d.Pick, strings.Join(m.variantNames(), ", "))
+				bad(f+".decision.pick", "no variant named %q (pick one of %s)%s", d.Pick, strings.Join(m.variantNames(), ", "), byteForm(d.Pick, m.variantNames()))
 			} else if v.Role == RoleControl {
 				bad(f+".decision.pick", "%q is a control (role: control), a reference and not a choice (pick an approach the reader can run, or remove its role)", d.Pick)
 			}
@@ -246,8 +246,37 @@ func (m *Manifest) validateWhere(f string, c stats.Check, cs claimScope, bad bad
 
 func (m *Manifest) needVariant(field, name string, bad badFunc) {
 	if _, ok := m.Variant(name); !ok {
-		bad(field, "no variant named %q (variants: %s)", name, strings.Join(m.variantNames(), ", "))
+		bad(field, "no variant named %q (variants: %s)%s", name, strings.Join(m.variantNames(), ", "), byteForm(name, m.variantNames()))
 	}
+}
+
+// byteForm spells out names that are not plain ASCII, so that two that
+// print alike but differ ("café" as one code point or as e and a
+// combining accent) can be told apart in a message; "" when the name is
+// ASCII.
+func byteForm(name string, names []string) string {
+	ascii := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if s[i] >= 0x80 {
+				return false
+			}
+		}
+		return true
+	}
+	if ascii(name) {
+		return ""
+	}
+	var alike []string
+	for _, n := range names {
+		if !ascii(n) {
+			alike = append(alike, fmt.Sprintf("%+q", n))
+		}
+	}
+	s := fmt.Sprintf("; written as %+q", name)
+	if len(alike) > 0 {
+		s += ", the variants as " + strings.Join(alike, ", ") + " (names that print alike may differ in their code points: type the name again)"
+	}
+	return s
 }
 
 // needSweepValues checks that key is a sweep key and every value is one of

@@ -202,6 +202,32 @@ func syntaxProblem(file string, err error) Problem {
 	return Problem{File: file, Msg: "YAML syntax: " + strings.TrimPrefix(msg, "yaml: ")}
 }
 
+// durationValue is the value in yaml.v3's "cannot unmarshal !!str `9h`
+// into time.Duration", "" when the message has none.
+func durationValue(msg string) string {
+	_, rest, ok := strings.Cut(msg, "`")
+	if !ok {
+		return ""
+	}
+	v, _, _ := strings.Cut(rest, "`")
+	return v
+}
+
+// hasUnit says whether a duration as written ends in one of
+// time.ParseDuration's units, so that its failure is its size.
+func hasUnit(v string) bool {
+	v = strings.TrimSpace(v)
+	for _, u := range []string{"ns", "us", "µs", "μs", "ms", "s", "m", "h"} {
+		if strings.HasSuffix(v, u) && len(v) > len(u) {
+			num := strings.TrimSuffix(v, u)
+			if strings.Trim(num, "0123456789.+-hmsun") == "" && strings.ContainsAny(num, "0123456789") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // decodeProblems turns yaml.v3 type errors into problems with a fix hint.
 func decodeProblems(file string, err error, pos positions) Problems {
 	var te *yaml.TypeError
@@ -224,7 +250,13 @@ func decodeProblems(file string, err error, pos positions) Problems {
 		}
 		switch {
 		case strings.Contains(msg, "time.Duration"):
-			msg += " (write a duration with a unit, like 300ms, 15s or 2m)"
+			if v := durationValue(msg); v != "" && hasUnit(v) {
+				// "9999999h" has its unit: it is out of range (yaml.v3 reads a
+				// duration with time.ParseDuration, which stops at 2562047h).
+				msg += " (a duration must be under 2562047h, about 292 years; a load or time-out needs seconds to hours)"
+			} else {
+				msg += " (write a duration with a unit, like 300ms, 15s or 2m)"
+			}
 		case strings.Contains(msg, "into int"), strings.Contains(msg, "into float"):
 			msg += " (write a number)"
 		case strings.Contains(msg, "into bool"):

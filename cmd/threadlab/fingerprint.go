@@ -47,6 +47,11 @@ func runFingerprint(ctx context.Context, args []string, stdout, stderr io.Writer
 		if err := json.Unmarshal(b, other); err != nil {
 			return fmt.Errorf("--compare %s: not a fingerprint.json: %w", *compare, err)
 		}
+		if other.Schema == 0 || other.CPU.Model == "" {
+			// null, {} or another document: compared, every field would
+			// read as a difference of this host.
+			return fmt.Errorf("--compare %s: not a fingerprint.json (no schema or cpu.model): pass a run's fingerprint.json, or write one with threadlab fingerprint --json", *compare)
+		}
 	}
 	home := *javaHome
 	if home == "" {
