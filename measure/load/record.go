@@ -174,8 +174,8 @@ func (t *tally) add(intended, sent, end int64, c class) {
 // SlowConnect is the connect time that marks a SYN sent again: Linux
 // retransmits an unanswered SYN after its initial RTO of 1 s (RFC 6298
 // 2.1, TCP_TIMEOUT_INIT), so a connect of 1 s or more waited for the
-// server's listen queue, not for the network (seed 002's refused
-// connections are the same queue overflowing with tcp_abort_on_overflow).
+// server's listen queue, not for the network (seed 002's Tomcat refused
+// connections outright from 20k users: its acceptor fell behind).
 const SlowConnect = time.Second
 
 // dialed records one successful TCP connect that took us microseconds.
