@@ -172,3 +172,20 @@ func endsTorn(path string) (bool, error) {
 	}
 	return b[0] != '\n', nil
 }
+
+// checkRow refuses a per-second row threadlab cannot have written (an
+// empty gauge reads NaN: not measured).
+func (s *Sample) checkRow() (string, string) {
+	return nonNegative(reflect.ValueOf(s).Elem(), true)
+}
+
+// checkRow refuses a percentile row threadlab cannot have written.
+func (q *Quantile) checkRow() (string, string) {
+	if col, why := nonNegative(reflect.ValueOf(q).Elem(), false); why != "" {
+		return col, why
+	}
+	if q.Percentile > 100 {
+		return "percentile", fmtNum(q.Percentile) + " is above 100"
+	}
+	return "", ""
+}

@@ -47,6 +47,28 @@ func TestReadCSVRefusesHostileRows(t *testing.T) {
 			t.Errorf("%s: err %v, want the path and %q", c.why, err, c.want)
 		}
 	}
+	for _, c := range []struct {
+		why, file, text, want string
+	}{
+		{"an infinite percentile in latency.csv", LatencyFile, "variant,point,group,trial,percentile,ms,fork,iteration\nplatform,,main,1,99,+Inf,1,1\n", "line 2, column ms: +Inf is not a finite"},
+		{"a NaN percentile value", LatencyFile, "variant,point,group,trial,percentile,ms,fork,iteration\nplatform,,main,1,99,NaN,1,1\n", "line 2, column ms: NaN where a measurement belongs"},
+		{"a percentile above 100", LatencyFile, "variant,point,group,trial,percentile,ms,fork,iteration\nplatform,,main,1,999,5,1,1\n", "line 2, column percentile: 999 is above 100"},
+		{"a negative per-second p99 in series.csv", SeriesFile, "variant,point,trial,group,t_s,requests,errors,p50_ms,p99_ms\nplatform,,1,main,0,10,0,5,-7\n", "line 2, column p99_ms: -7 is negative"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, c.file), []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if c.file == LatencyFile {
+			_, err = ReadCSV[Quantile](dir, c.file)
+		} else {
+			_, err = ReadCSV[Sample](dir, c.file)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err %v, want %q", c.why, err, c.want)
+		}
+	}
 	// What threadlab writes reads back: NaN intervals of too few trials,
 	// an old file's missing columns.
 	dir := t.TempDir()
