@@ -261,8 +261,11 @@ func newIndexAnswer(rows []decisionRow) indexAnswer {
 			a.Picks = append(a.Picks, c)
 		case stats.OutcomeSmaller:
 			c.Note = "a smaller effect than claimed"
-			if d.Reading.Direction != "" && d.Reading.Dir == 0 {
+			switch {
+			case d.Reading.Direction != "" && d.Reading.Dir == 0:
 				c.Note = "no clear lead here, and smaller than claimed"
+			case d.Reading.Negligible != "":
+				c.Note = "ahead by only " + d.Reading.Negligible + ", inside the margin the reports count as equal: close to a tie here"
 			}
 			a.Picks = append(a.Picks, c)
 		default:

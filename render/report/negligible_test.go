@@ -67,3 +67,26 @@ func TestNegligibleLead(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswerNegligibleLead: the index's answer keeps a "smaller than
+// claimed" pick whose lead is inside the margin the reports count as
+// equal, but says how small the lead is (io-bound: webflux ahead of
+// virtual threads by 2.6%, claimed 10%), not just "a smaller effect".
+func TestAnswerNegligibleLead(t *testing.T) {
+	rows := []decisionRow{
+		{Pick: "webflux", When: "Pure non-blocking I/O end to end", Experiment: "io-bound",
+			Reading: reading{Outcome: stats.OutcomeSmaller, Dir: 1, Direction: "webflux ahead by only 2.6%: ...", Negligible: "2.6%"}},
+		{Pick: "virtual", When: "Blocking I/O", Experiment: "pool-sweep",
+			Reading: reading{Outcome: stats.OutcomeSmaller, Dir: 1, Direction: "virtual better: ..."}},
+	}
+	a := newIndexAnswer(rows)
+	if len(a.Picks) != 2 {
+		t.Fatalf("picks %+v, want both (a smaller effect keeps its pick)", a.Picks)
+	}
+	if got := a.Picks[0].Note; got != "ahead by only 2.6%, inside the margin the reports count as equal: close to a tie here" {
+		t.Errorf("negligible lead note %q", got)
+	}
+	if got := a.Picks[1].Note; got != "a smaller effect than claimed" {
+		t.Errorf("a real but smaller lead: note %q", got)
+	}
+}

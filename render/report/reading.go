@@ -36,6 +36,11 @@ type reading struct {
 	// test (`threadlab report --reevaluate` records the test).
 	Derived bool
 	Warn    bool // reversed: the decision framework says "do not follow"
+	// Negligible is the lead ("2.6%") when the direction holds but its
+	// interval lies inside the margin the reports count as equal
+	// (negligibleText); "" otherwise.
+	Negligible    string
+	negligibleWhy string // why it counts as equal, for Direction
 }
 
 // readClaim reads a recorded verdict with its manifest check (nil when
@@ -69,6 +74,9 @@ func readClaim(x record.Verdict, c *stats.Check, seed seedFigure) reading {
 	r.OutcomeText = stats.OutcomeText(r.Outcome, r.Dir)
 	r.Warn = r.Outcome == stats.OutcomeReversed
 	if compare {
+		if r.Dir != 0 {
+			r.negligibleWhy, r.Negligible = negligibleText(x, *c)
+		}
 		r.Direction = directionText(x, *c, r)
 	} else if t := absoluteTest(x); t != "" {
 		// A claim on one variant's value gets its test beside the value,
@@ -152,8 +160,8 @@ func directionText(x record.Verdict, c stats.Check, r reading) string {
 	if r.Derived {
 		test = fmt.Sprintf("%s/%s %s 1 by its %s (re-evaluate the run for the test)", a, b, side, ciLabel(x))
 	}
-	if why, lead := negligibleText(x, c); why != "" {
-		return fmt.Sprintf("%s ahead by only %s: %s, with %s", better, lead, test, why)
+	if r.Negligible != "" {
+		return fmt.Sprintf("%s ahead by only %s: %s, with %s", better, r.Negligible, test, r.negligibleWhy)
 	}
 	return better + " better: " + test
 }
