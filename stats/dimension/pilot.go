@@ -283,5 +283,8 @@ func (p *Pilot) Write(w io.Writer, t Target) error {
 // of the median.
 func sdPct(variance, median float64) string {
 	sd := math.Sqrt(variance)
+	if median == 0 {
+		return fmt.Sprintf("%.4g (of a median of 0: no percentage)", sd) // an all-zero cell was "0 (NaN%)"
+	}
 	return fmt.Sprintf("%.4g (%.1f%%)", sd, 100*sd/median)
 }

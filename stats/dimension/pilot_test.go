@@ -131,3 +131,19 @@ func TestReadPilotErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSdPct: a spread is also a share of the median, except of a median
+// of 0 (an all-zero cell printed "0 (NaN%)").
+func TestSdPct(t *testing.T) {
+	for _, c := range []struct {
+		variance, median float64
+		want, why        string
+	}{
+		{4, 100, "2 (2.0%)", "sd 2 of 100"},
+		{0, 0, "0 (of a median of 0: no percentage)", "an all-zero cell"},
+	} {
+		if got := sdPct(c.variance, c.median); got != c.want {
+			t.Errorf("%s: sdPct(%g, %g) = %q, want %q", c.why, c.variance, c.median, got, c.want)
+		}
+	}
+}
