@@ -9,6 +9,14 @@ EXP       ?=
 PROFILE   ?=
 GOFILES   := $(shell find . -name '*.go' -not -path './node_modules/*' 2>/dev/null) go.mod go.sum
 
+# EXP and PROFILE are pasted into shell lines: each must be one word without
+# shell or path characters (EXP='x; id' ran id in the guard line below).
+lp := (
+rp := )
+unsafe_chars := ; & | ` $$ ' " < > \ / * ? ~ $(lp) $(rp)
+unsafe = $(strip $(if $(filter-out 1,$(words $(1))),space)$(foreach c,$(unsafe_chars),$(findstring $(c),$(1))))
+unsafe_list = $(strip $(foreach w,$(1),$(call unsafe,$(w))))
+
 .DEFAULT_GOAL := help
 .PHONY: help build targets experiment status publish test test-short bench bench-loadgen lint report setup clean actionlint review
 
@@ -30,6 +38,8 @@ targets: $(BIN) ## build the Spring Boot targets on every line, 3.5/4.0/4.1 (cac
 	$(BIN) targets -boot all
 
 experiment: $(BIN) ## run EXP (PROFILE=smoke for seconds, full for the seed's parameters); data/ and reports/
+	$(if $(EXP),$(if $(call unsafe,$(EXP)),$(error EXP must be an experiment's name, one word of letters, digits and -, e.g. EXP=io-bound)))
+	$(if $(PROFILE),$(if $(call unsafe,$(PROFILE)),$(error PROFILE must be a profile's name, one word, e.g. PROFILE=smoke)))
 	@test -n "$(EXP)" || { echo "usage: make experiment EXP=<name> [PROFILE=smoke|full]"; echo "experiments: $$(ls experiments/*.yaml | xargs -n1 basename | sed 's/.yaml//' | tr '\n' ' ')"; exit 2; }
 	@test -f experiments/$(EXP).yaml || { echo "no experiments/$(EXP).yaml; experiments: $$(ls experiments/*.yaml | xargs -n1 basename | sed 's/.yaml//' | tr '\n' ' ')"; exit 2; }
 	$(BIN) run $(if $(PROFILE),--profile $(PROFILE)) experiments/$(EXP).yaml
@@ -38,6 +48,7 @@ status: $(BIN) ## which experiments need a new run (their manifest changed since
 	$(BIN) status
 
 publish: ## run EXPS="a b" (default: those `make status` says need a new run) one after another for publication from a committed tree, each only if its dry-run plan + 10% ends before UNTIL=HH:MM UTC; runs setup and rebuilds first, interrupts a run past 1.5x its plan, re-renders the site after (scripts/publish.sh); quiet machine only
+	$(if $(call unsafe_list,$(EXPS) $(UNTIL)),$(error EXPS must be experiment names and UNTIL a time, e.g. EXPS="io-bound pool-sweep" UNTIL=17:30))
 	scripts/publish.sh $(if $(UNTIL),--until $(UNTIL)) $(EXPS)
 
 test: ## vet and run every test, including short real Spring Boot and PostgreSQL runs

@@ -22,9 +22,15 @@ var tunedLimits = fleet.Limits{Ports: 65535 - 1024 + 1, Files: 1 << 20, TimeWait
 // splits over n generator hosts and whether each share fits an untuned
 // Linux host and a host tuned as seed 002's (threadlab run --dry-run
 // --generators N): the plan of a multi-host run, run by no one.
+// maxGenerators bounds --generators: seed 002's 60k connections need 3
+// generator hosts; a fleet of thousands is not a plan this prints.
+const maxGenerators = 1000
+
 func writeCapacity(w io.Writer, m *experiments.Manifest, n int) error {
-	if n < 1 {
-		return usagef("--generators %d: give the number of generator hosts, 1 or more", n)
+	if n < 1 || n > maxGenerators {
+		// The split copies each group once per generator: 10 million
+		// asked for 5 GB before any check (hostile flags, session 30).
+		return usagef("--generators %d: give the number of generator hosts, 1 to %d", n, maxGenerators)
 	}
 	// Every variant sends the same load (its vars aside), but a server that
 	// closes each connection after one request (seed 002's Tomcat:

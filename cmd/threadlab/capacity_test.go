@@ -43,3 +43,17 @@ func TestDryRunGenerators(t *testing.T) {
 		t.Errorf("60k on one tuned host should not fit:\n%s", tuned1)
 	}
 }
+
+// TestDryRunGeneratorsBounded: a generator count past maxGenerators is a
+// usage error, not a split that allocates a copy of each group per
+// generator (10 million asked for 5 GB).
+func TestDryRunGeneratorsBounded(t *testing.T) {
+	manifest := filepath.Join("..", "..", "experiments", "io-bound.yaml")
+	for _, n := range []string{"-1", "1001", "100000000"} { // 0 is the default: no split asked for
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"run", "--dry-run", "--generators", n, "--data", t.TempDir(), manifest}, &out, &errb)
+		if code == 0 || !strings.Contains(errb.String(), "give the number of generator hosts, 1 to 1000") {
+			t.Errorf("--generators %s: exit %d, stderr %q", n, code, errb.String())
+		}
+	}
+}

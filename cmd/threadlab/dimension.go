@@ -35,7 +35,7 @@ func runDimension(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if help, err := parseFlags(fs, args, stderr); help || err != nil {
 		return err
 	}
-	if *target <= 0 || *target >= 1 {
+	if !(*target > 0 && *target < 1) { // NaN fails too
 		return usagef("--target %v: give the half-width as a fraction of the median between 0 and 1, e.g. 0.05 for ±5%%", *target)
 	}
 	if *metric != "" && !stats.KnownMetric(*metric) {

@@ -64,6 +64,7 @@ func TestDimensionErrors(t *testing.T) {
 		{[]string{}, 2, "dimension takes one manifest, or --from with a run directory", "nothing to dimension"},
 		{[]string{"--from", "x", "y.yaml"}, 2, "dimension takes one manifest, or --from", "both a run and a manifest"},
 		{[]string{"--target", "5", "--from", "x"}, 2, "--target 5: give the half-width as a fraction", "a percentage where a fraction is meant"},
+		{[]string{"--target", "NaN", "--from", "x"}, 2, "--target NaN: give the half-width as a fraction", "NaN compares false with both bounds and planned for ±NaN%"},
 		{[]string{"--metric", "speed", "--from", "x"}, 2, `--metric "speed" is not a metric`, "a typo in the metric"},
 		{[]string{"--from", "testdata"}, 1, "is not a threadlab run directory (no run.json)", "a directory that is not a run"},
 		{[]string{"nonexistent.yaml"}, 1, "nonexistent.yaml", "a manifest that does not exist is named"},

@@ -6,11 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/env/targets"
+	"github.com/threadlab/threadlab/internal/userfile"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 func init() {
@@ -39,7 +40,7 @@ func runFingerprint(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	var other *env.Fingerprint
 	if *compare != "" {
-		b, err := os.ReadFile(*compare)
+		b, err := userfile.Read(*compare, record.MaxMetaBytes)
 		if err != nil {
 			return fmt.Errorf("--compare: %w", err)
 		}

@@ -58,6 +58,11 @@ func parseTarget(raw string) (target, error) {
 	if u.Host == "" || u.Hostname() == "" {
 		return target{}, fmt.Errorf("target %q has no host: write it as http://HOST:PORT", raw)
 	}
+	if u.User != nil {
+		// Not sent (curl and net/http would send it as Basic auth), and a
+		// password in a URL ends up in summaries and logs.
+		return target{}, fmt.Errorf("target http://%s: user:password@ in the URL is not sent; send credentials as a header (--header 'Authorization: Basic ...', or headers: in the manifest)", u.Host)
+	}
 	port := u.Port()
 	if port == "" {
 		port = "80"

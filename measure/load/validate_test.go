@@ -21,6 +21,7 @@ func TestValidate(t *testing.T) {
 		{"a target path prefix is allowed", "http://127.0.0.1:8080/api/", []Group{ok}, ""},
 		{"no scheme: the usual typo", "127.0.0.1:8080", []Group{ok}, "write it as http://HOST:PORT"},
 		{"TLS is out of scope", "https://127.0.0.1", []Group{ok}, "only plain http://"},
+		{"credentials in the URL were dropped and echoed", "http://user:secret@127.0.0.1:8080", []Group{ok}, "user:password@ in the URL is not sent"},
 		{"port out of range", "http://127.0.0.1:70000", []Group{ok}, "1..65535"},
 		{"nothing to run", "http://127.0.0.1", nil, "no groups"},
 		{"zero users", "http://127.0.0.1", with(func(g *Group) { g.Users = 0 }), "users > 0"},
