@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/threadlab/threadlab/internal/userfile"
+	"github.com/threadlab/threadlab/store/record"
 )
 
 // Fingerprint is the machine and software a run was measured on, saved as
@@ -272,7 +272,7 @@ func (h host) collect(ctx context.Context, o FingerprintOptions) (*Fingerprint, 
 // FileSHA256 is the hex SHA-256 of a file's content: a manifest in the
 // fingerprint, a jar in its AOT cache key, a file shipped to a host.
 func FileSHA256(path string) (string, error) {
-	f, err := userfile.Open(path) // a regular file: /dev/zero would hash forever, a named pipe block
+	f, err := record.OpenUserFile(path) // a regular file: /dev/zero would hash forever, a named pipe block
 	if err != nil {
 		return "", err
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/threadlab/threadlab/env"
 	"github.com/threadlab/threadlab/env/targets"
-	"github.com/threadlab/threadlab/internal/userfile"
 	"github.com/threadlab/threadlab/store/record"
 )
 
@@ -40,7 +39,7 @@ func runFingerprint(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	var other *env.Fingerprint
 	if *compare != "" {
-		b, err := userfile.Read(*compare, record.MaxMetaBytes)
+		b, err := record.ReadUserFile(*compare, record.MaxMetaBytes)
 		if err != nil {
 			return fmt.Errorf("--compare: %w", err)
 		}

@@ -35,8 +35,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/threadlab/threadlab/env"
-	"github.com/threadlab/threadlab/internal/userfile"
 	"github.com/threadlab/threadlab/internal/yamlpos"
+	"github.com/threadlab/threadlab/store/record"
 	"gopkg.in/yaml.v3"
 )
 
@@ -102,7 +102,7 @@ const maxSize = 1 << 20
 
 // Load reads and checks an inventory file.
 func Load(path string) (*Inventory, error) {
-	b, err := userfile.Read(path, maxSize)
+	b, err := record.ReadUserFile(path, maxSize)
 	if err != nil {
 		return nil, fmt.Errorf("read the host inventory: %w (pass --hosts with a hosts.yaml; see scripts/netns-hosts.sh for an example)", err)
 	}

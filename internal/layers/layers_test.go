@@ -24,7 +24,7 @@ type layer struct {
 // higher one.
 var layers = []layer{
 	{"data on disk, and helpers that import nothing of ours", []string{
-		"store/record", "store/markdown", "store/digits", "internal/testenv", "internal/layers", "internal/yamlpos", "internal/userfile",
+		"store/record", "store/markdown", "store/digits", "internal/testenv", "internal/layers", "internal/yamlpos",
 		"cmd/threadlab/internal/fakeserver", "measure/load/internal/benchserver", "measure/load/internal/nethttpbaseline"}},
 	{"measuring, hosts", []string{
 		"measure/load", "measure/fleet", "measure/bounds", "measure/metric", "measure/metric/metrictest", "measure/telemetry",

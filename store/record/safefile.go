@@ -38,6 +38,12 @@ func OpenRegular(path string) (*os.File, error) {
 		}
 		return nil, err
 	}
+	return regular(f, path, "threadlab reads only regular files in a run directory")
+}
+
+// regular returns f if it is a regular file, else closes it and says what
+// it is, then why (the caller's rule).
+func regular(f *os.File, path, why string) (*os.File, error) {
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -45,7 +51,16 @@ func OpenRegular(path string) (*os.File, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file (%s): threadlab reads only regular files in a run directory", path, st.Mode().Type())
+		kind := "a " + st.Mode().Type().String()
+		switch {
+		case st.IsDir():
+			kind = "a directory"
+		case st.Mode()&os.ModeNamedPipe != 0:
+			kind = "a named pipe"
+		case st.Mode()&os.ModeDevice != 0:
+			kind = "a device"
+		}
+		return nil, fmt.Errorf("%s is %s, not a regular file: %s", path, kind, why)
 	}
 	return f, nil
 }
@@ -57,15 +72,46 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readCapped(f, path, limit, "far more than threadlab writes: not a file of this run")
+}
+
+// readCapped reads f whole, closing it, refusing more than limit bytes;
+// tooBig ends the message.
+func readCapped(f *os.File, path string, limit int64, tooBig string) ([]byte, error) {
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes, far more than threadlab writes: not a file of this run", path, limit)
+		return nil, fmt.Errorf("%s is larger than %d bytes, %s", path, limit, tooBig)
 	}
 	return b, nil
+}
+
+// OpenUserFile opens a file a user names on the command line (a
+// fingerprint to compare with, a host inventory, a manifest to hash)
+// without the two ways such a file took threadlab down: a device that
+// never ends (/dev/zero read whole ran a machine out of memory at 24 GB)
+// and a named pipe nobody writes to (the open blocked past every signal).
+// It must be a regular file; unlike OpenRegular, a link is followed: the
+// user named it.
+func OpenUserFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	return regular(f, path, "pass the file itself")
+}
+
+// ReadUserFile reads a regular file a user named (OpenUserFile) of at most
+// limit bytes.
+func ReadUserFile(path string, limit int64) ([]byte, error) {
+	f, err := OpenUserFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return readCapped(f, path, limit, "not the kind of file asked for")
 }
 
 // CheckDir refuses a directory of a run (the run directory, its logs/ or

@@ -1,4 +1,4 @@
-package userfile
+package record
 
 import (
 	"os"
@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// TestRead: a regular file reads; a device, a directory, a named pipe and
+// TestReadUserFile: a regular file reads; a device, a directory, a named pipe and
 // a file over the limit are refused at once with what they are.
-func TestRead(t *testing.T) {
+func TestReadUserFile(t *testing.T) {
 	dir := t.TempDir()
 	ok := filepath.Join(dir, "ok.json")
 	if err := os.WriteFile(ok, []byte(`{"a":1}`), 0o644); err != nil {
@@ -39,7 +39,7 @@ func TestRead(t *testing.T) {
 		{"missing", filepath.Join(dir, "nope"), 100, "no such file"},
 	} {
 		done := make(chan error, 1)
-		go func() { _, err := Read(c.path, c.limit); done <- err }()
+		go func() { _, err := ReadUserFile(c.path, c.limit); done <- err }()
 		select {
 		case err := <-done:
 			if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
