@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/threadlab/threadlab/env/remote"
@@ -144,5 +145,31 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (help bool, e
 		}
 		return false, usageError{err}
 	}
+	// Go's flag package stops at the first argument that is not a flag, so
+	// "lint x.yaml --strict" linted x.yaml without --strict and then
+	// reported a manifest named --strict.
+	for _, a := range fs.Args() {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && fs.Lookup(name) != nil {
+			return false, usagef("%s comes after the arguments: flags go first (threadlab %s %s ... %s)", a, fs.Name(), a, fs.Arg(0))
+		}
+	}
 	return false, nil
+}
+
+// readDataDir checks a --data that is only read (status, a dry run, site):
+// named on the command line it must be a directory, since a typo would
+// read as "no run yet" and advise an hour-long re-run; the default may be
+// missing (a checkout with no runs), but not something else.
+func readDataDir(fs *flag.FlagSet, dir string) error {
+	named := false
+	fs.Visit(func(f *flag.Flag) { named = named || f.Name == "data" })
+	st, err := os.Stat(dir)
+	switch {
+	case err == nil && !st.IsDir():
+		return usagef("--data %s is not a directory: pass the data directory holding <experiment>/<run-id>/", dir)
+	case err != nil && (named || !errors.Is(err, os.ErrNotExist)):
+		return usagef("--data %s: %v (pass the data directory holding <experiment>/<run-id>/)", dir, errors.Unwrap(err))
+	}
+	return nil
 }

@@ -77,6 +77,21 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if m == nil {
 			return usagef("--dry-run plans a manifest: give experiments/<name>.yaml, not --resume")
 		}
+		if err := readDataDir(fs, *dataDir); err != nil {
+			return err
+		}
+		if *hostsFile != "" {
+			// The inventory is checked here too: a dry run that ignored it
+			// left a real run over ssh the only way to find its mistakes.
+			inv, err := hosts.Load(*hostsFile)
+			if err != nil {
+				return counted("the host inventory", err)
+			}
+			if *generators == 0 {
+				*generators = len(inv.Load)
+			}
+			fmt.Fprintf(stdout, "hosts (%s): %s, %d load generator host(s)\n", *hostsFile, inv.Target.Name(), len(inv.Load))
+		}
 		e, err := cost.PredictOn(m, *dataDir, env.CPUModel())
 		if err != nil {
 			return err

@@ -38,6 +38,9 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if help, err := parseFlags(fs, args, stderr); help || err != nil {
 		return err
 	}
+	if err := readDataDir(fs, *dataDir); err != nil {
+		return err
+	}
 	files := fs.Args()
 	if len(files) == 0 {
 		var err error

@@ -160,6 +160,7 @@ func TestExportedValidators(t *testing.T) {
 		{"header value with LF", CheckHeader("X", "a\nEvil: 1"), "control character"},
 		{"Host is the generator's", CheckHeader("host", "x"), "set by the generator"},
 		{"so is Content-Length, in any case", CheckHeader("CONTENT-LENGTH", "1"), "set by the generator"},
+		{"Connection: close reconnected every request under a keep-alive summary", CheckHeader("connection", "close"), "keepalive: false"},
 		{"and Transfer-Encoding: a second framing would smuggle a request", CheckHeader("Transfer-Encoding", "chunked"), "set by the generator"},
 		{"a fragment is never sent", CheckPath("/x#y"), "fragment"},
 		{"// would name another host", CheckPath("//evil/x"), "would name another host"},

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHostileFlags: what a second hostile-input sweep found in the flags.
+// A flag after the manifest is said (Go's flag package stopped there and
+// read it as a file name); a --data that is not there is an error, not "no
+// run yet" and an hour-long re-run; a dry run checks --hosts and plans for
+// its load hosts.
+func TestHostileFlags(t *testing.T) {
+	manifest := filepath.Join("..", "..", "experiments", "io-bound.yaml")
+	inventory := filepath.Join("..", "..", "env", "hosts", "testdata", "hosts.yaml")
+	bad := filepath.Join(t.TempDir(), "hosts.yaml")
+	if err := os.WriteFile(bad, []byte("target: {ssh: \"-oProxyCommand=touch x\"}\nload: [gen1]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		why    string
+		args   []string
+		code   int
+		stderr string // substring of stderr ("" for none checked)
+		stdout string // substring of stdout
+	}{
+		{"a flag after the manifest", []string{"lint", manifest, "--strict"}, 2, "--strict comes after the arguments: flags go first", ""},
+		{"--data after the manifest", []string{"status", manifest, "--data", "d"}, 2, "--data comes after the arguments", ""},
+		{"a --data that is not there", []string{"status", "--data", filepath.Join(t.TempDir(), "nope"), manifest}, 2, "no such file or directory", ""},
+		{"a --data that is a file", []string{"run", "--dry-run", "--data", manifest, manifest}, 2, "is not a directory", ""},
+		{"a dry run reads the inventory", []string{"run", "--dry-run", "--data", t.TempDir(), "--hosts", inventory, manifest}, 0, "",
+			"load over 2 generator host(s)"},
+		{"a dry run refuses a bad inventory", []string{"run", "--dry-run", "--data", t.TempDir(), "--hosts", bad, manifest}, 1,
+			"target.ssh: \"-oProxyCommand=touch x\" starts with '-'", ""},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), c.args, &out, &errb)
+		if code != c.code || !strings.Contains(errb.String(), c.stderr) || !strings.Contains(out.String(), c.stdout) {
+			t.Errorf("%s: %v: exit %d (want %d)\nstderr: %s\nstdout: %.400s", c.why, c.args, code, c.code, errb.String(), out.String())
+		}
+	}
+}
