@@ -35,7 +35,7 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// (threadlab diff A B --format markdown reads naturally in a CI script).
 	var dirs []string
 	for {
-		if help, err := parseFlags(fs, args, stderr); help || err != nil {
+		if help, err := parseFlagsOnly(fs, args, stderr); help || err != nil {
 			return err
 		}
 		if fs.NArg() == 0 {

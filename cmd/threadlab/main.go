@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -138,21 +139,35 @@ func printUsage(w io.Writer) {
 // parseFlags parses args into fs; a bad flag is a usage error (exit 2) and
 // -h prints the flags and succeeds.
 func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (help bool, err error) {
+	if help, err := parseFlagsOnly(fs, args, stderr); help || err != nil {
+		return help, err
+	}
+	// Go's flag package stops at the first argument that is not a flag, so
+	// "lint x.yaml --strict" linted x.yaml without --strict and then
+	// reported a manifest named --strict. After a "--" the arguments are
+	// another program's (supervise), and diff takes flags anywhere itself
+	// (parseFlagsOnly).
+	if slices.Contains(args, "--") {
+		return false, nil
+	}
+	for _, a := range fs.Args() {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && fs.Lookup(name) != nil {
+			return false, usagef("%s comes after the arguments: flags go first (threadlab %s %s ... %s)", a, fs.Name(), a, fs.Arg(0))
+		}
+	}
+	return false, nil
+}
+
+// parseFlagsOnly parses fs's flags up to the first argument that is not
+// one, as the flag package does.
+func parseFlagsOnly(fs *flag.FlagSet, args []string, stderr io.Writer) (help bool, err error) {
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return true, nil
 		}
 		return false, usageError{err}
-	}
-	// Go's flag package stops at the first argument that is not a flag, so
-	// "lint x.yaml --strict" linted x.yaml without --strict and then
-	// reported a manifest named --strict.
-	for _, a := range fs.Args() {
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if strings.HasPrefix(a, "-") && fs.Lookup(name) != nil {
-			return false, usagef("%s comes after the arguments: flags go first (threadlab %s %s ... %s)", a, fs.Name(), a, fs.Arg(0))
-		}
 	}
 	return false, nil
 }

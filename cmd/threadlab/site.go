@@ -33,9 +33,6 @@ func runSite(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if help, err := parseFlags(fs, args, stderr); help || err != nil {
 		return err
 	}
-	if err := readDataDir(fs, *dataDir); err != nil {
-		return err
-	}
 	if fs.NArg() != 0 {
 		fs.Usage()
 		return usagef("site takes no arguments (got %q): it renders everything under --data", fs.Args())
