@@ -375,17 +375,8 @@ func TestEstimateSteadyAfterFixedRun(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		src := strings.Replace(estimateManifest, "warmup: 2s", "warmup: {until: steady}", 1)
-		m, err := experiments.Parse("est.yaml", []byte(src), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := Predict(m, data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if math.Abs(e.Costs.WarmupS-tt.want) > 1e-9 {
-			t.Errorf("%s: warm-up %.2f s per fork, want %.2f", tt.why, e.Costs.WarmupS, tt.want)
+		if got := plannedWarmupS(t, "{until: steady}", data); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("%s: warm-up %.2f s per fork, want %.2f", tt.why, got, tt.want)
 		}
 	}
 }
@@ -701,16 +692,23 @@ func TestEstimateWarmupCappedByMax(t *testing.T) {
 		if err := record.WriteJSON(dir, record.RunFile, meta); err != nil {
 			t.Fatal(err)
 		}
-		m, err := experiments.Parse("est.yaml", []byte(strings.Replace(estimateManifest, "warmup: 2s", "warmup: "+tt.warmup, 1)), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := Predict(m, data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if math.Abs(e.Costs.WarmupS-tt.want) > 1e-9 {
-			t.Errorf("%s: warm-up %.2f s per fork, want %.2f", tt.why, e.Costs.WarmupS, tt.want)
+		if got := plannedWarmupS(t, tt.warmup, data); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("%s: warm-up %.2f s per fork, want %.2f", tt.why, got, tt.want)
 		}
 	}
+}
+
+// plannedWarmupS is the warm-up a fork of the est manifest, with the
+// given load.warmup, is planned with from the runs under data.
+func plannedWarmupS(t *testing.T, warmup, data string) float64 {
+	t.Helper()
+	m, err := experiments.Parse("est.yaml", []byte(strings.Replace(estimateManifest, "warmup: 2s", "warmup: "+warmup, 1)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Predict(m, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.Costs.WarmupS
 }
