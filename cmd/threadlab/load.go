@@ -63,10 +63,42 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if spec.json {
 		out := loadJSON(res)
 		out.Interrupted = interrupted
-		return json.NewEncoder(stdout).Encode(out)
+		if err := json.NewEncoder(stdout).Encode(out); err != nil {
+			return err
+		}
+	} else {
+		printLoad(stdout, spec, res, interrupted)
 	}
-	printLoad(stdout, spec, res, interrupted)
+	if why := failedRun(res.Groups[0]); why != "" && !interrupted {
+		// The summary is printed, but a script (or CI gate) that runs
+		// `threadlab load` must not read a run that measured nothing as a
+		// success: exit 1, as k6 does when its checks fail.
+		return errors.New(why)
+	}
 	return nil
+}
+
+// failedRun says why a run measured nothing about the server's answers: it
+// stalled, no request completed, or every request failed. "" otherwise.
+func failedRun(g load.GroupResult) string {
+	switch {
+	case g.Stalled != "":
+		return g.Stalled
+	case g.Requests == 0:
+		return "no request completed"
+	case g.Errors == g.Requests:
+		return fmt.Sprintf("every one of the %d requests failed%s", g.Requests, classes(g.ErrorsByClass))
+	}
+	return ""
+}
+
+// rate is the throughput the summary prints: none when every request
+// failed, since a rate of failures is not the server's throughput.
+func rate(g load.GroupResult) (float64, string) {
+	if g.Requests > 0 && g.Errors == g.Requests {
+		return 0, "every request failed"
+	}
+	return g.Throughput()
 }
 
 func parseLoadFlags(args []string, stderr io.Writer) (loadSpec, bool, error) {
@@ -276,7 +308,7 @@ func loadJSON(res *load.Result) loadOutput {
 		Headers:         g.Headers,
 		Stalled:         g.Stalled,
 	}
-	if rps, why := g.Throughput(); why == "" {
+	if rps, why := rate(g); why == "" {
 		rps = round3(rps)
 		o.RPS = &rps
 	} else {
@@ -319,10 +351,15 @@ func printLoad(w io.Writer, spec loadSpec, res *load.Result, interrupted bool) {
 		fmt.Fprintf(w, "  asked %.1f/s, sent %.1f/s, missed %d (in-flight cap), late %.2f%% (>1ms behind schedule)\n",
 			g.AskedRate, g.AchievedRate, g.Missed, g.LatePct)
 	}
-	if len(g.Headers) > 0 {
+	switch {
+	case len(g.Headers) == 1:
+		fmt.Fprintf(w, "  %s: 1 distinct value\n", spec.group.CountHeader)
+	case len(g.Headers) > 1:
 		fmt.Fprintf(w, "  %s: %d distinct values\n", spec.group.CountHeader, len(g.Headers))
+	case spec.group.CountHeader != "":
+		fmt.Fprintf(w, "  %s: in no response (is the name right?)\n", spec.group.CountHeader)
 	}
-	if rps, why := g.Throughput(); why == "" {
+	if rps, why := rate(g); why == "" {
 		fmt.Fprintf(w, "Requests/sec: %.2f\n", rps)
 	} else {
 		fmt.Fprintf(w, "Requests/sec: n/a (%s)\n", why)

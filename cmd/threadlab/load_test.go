@@ -84,7 +84,7 @@ func TestLoadHuman(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"closed model, 2 users, keep-alive @ http://127.0.0.1:", "/x1\n", "latency ms  p50 ", "Requests/sec: ", "X-Thread: 1 distinct values", "2 sockets opened"} {
+	for _, want := range []string{"closed model, 2 users, keep-alive @ http://127.0.0.1:", "/x1\n", "latency ms  p50 ", "Requests/sec: ", "X-Thread: 1 distinct value\n", "2 sockets opened"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout.String())
 		}
@@ -118,7 +118,7 @@ func TestLoadSummaryGolden(t *testing.T) {
   latency ms  p50 500.223  p90 900.095  p99 990.207  p99.9 999.423  max 1000.447
   1000 requests in 10.00s, 3 errors (refused 2, timeout 1)
   asked 100.0/s, sent 99.5/s, missed 5 (in-flight cap), late 6.25% (>1ms behind schedule)
-  X-Thread: 1 distinct values
+  X-Thread: 1 distinct value
 Requests/sec: 100.00
 Generator: 187% CPU of 2 cores, 12 sockets opened
 WARNING: the generator was probably the bottleneck: group load sent 6.2% of requests more than 1ms late
@@ -227,8 +227,9 @@ func TestLoadUnknownStatus(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(999) }))
 	defer srv.Close()
 	var stdout, stderr bytes.Buffer
-	if err := runLoad(context.Background(), []string{"--url", srv.URL, "--burst", "3", "--json"}, &stdout, &stderr); err != nil {
-		t.Fatal(err)
+	// Every request failed, so the run exits 1 after printing its JSON.
+	if err := runLoad(context.Background(), []string{"--url", srv.URL, "--burst", "3", "--json"}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "every one of the 3 requests failed (http_unknown 3)") {
+		t.Fatalf("err = %v, want every request named as failed", err)
 	}
 	var out struct {
 		ErrorsByClass map[string]int64 `json:"errors_by_class"`
@@ -289,8 +290,9 @@ func TestLoadStall(t *testing.T) {
 	start := time.Now()
 	err = runLoad(context.Background(), []string{"--url", "http://" + ln.Addr().String() + "/", "--users", "2",
 		"--duration", "60s", "--timeout", "200ms", "--stall", "500ms"}, &stdout, &stderr)
-	if err != nil {
-		t.Fatal(err)
+	var ue usageError
+	if err == nil || errors.As(err, &ue) || !strings.Contains(err.Error(), "the target sent no response for") {
+		t.Errorf("err = %v, want a failure (exit 1) that says the target stopped answering", err)
 	}
 	if took := time.Since(start); took > 20*time.Second {
 		t.Errorf("run took %v, want it ended by the 500ms stall limit", took)
@@ -508,5 +510,48 @@ func TestLoadAgentFlags(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if err := runLoad(context.Background(), []string{"-h"}, &stdout, &stderr); err != nil || strings.Contains(stderr.String(), "agent") {
 		t.Errorf("load -h: %v; the hidden --agent mode shows in the help:\n%s", err, stderr.String())
+	}
+}
+
+// TestLoadFailedRunExits1: a run whose every request failed, or that never
+// saw the header it was asked to count, says so; one that measured nothing
+// exits 1 (a script reading exit 0 would take it for a measurement).
+func TestLoadFailedRunExits1(t *testing.T) {
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(failing.Close)
+	for _, tc := range []struct {
+		why     string
+		url     string
+		json    bool
+		wantErr string // "" = success
+		wantOut []string
+	}{
+		{"every request answered 503: no throughput, exit 1", failing.URL + "/", false,
+			"every one of the", []string{"Requests/sec: n/a (every request failed)", "errors (http_5xx "}},
+		{"the same in --json: rps null with the reason", failing.URL + "/", true,
+			"every one of the", []string{`"rps":null`, `"rps_note":"every request failed"`}},
+		{"a header that never comes is named, and the run is still a success", loadServer(t).URL + "/x1", false,
+			"", []string{"X-Missing: in no response (is the name right?)", "Requests/sec: "}},
+	} {
+		var stdout, stderr bytes.Buffer
+		args := []string{"--url", tc.url, "--users", "2", "--duration", "1100ms", "--header-count", "X-Missing"}
+		if tc.json {
+			args = append(args, "--json")
+		}
+		err := runLoad(context.Background(), args, &stdout, &stderr)
+		var ue usageError
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: err = %v, want success", tc.why, err)
+		case tc.wantErr != "" && (err == nil || errors.As(err, &ue) || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%s: err = %v, want a failure (exit 1) containing %q", tc.why, err, tc.wantErr)
+		}
+		for _, want := range tc.wantOut {
+			if !strings.Contains(stdout.String(), want) {
+				t.Errorf("%s: output lacks %q:\n%s", tc.why, want, stdout.String())
+			}
+		}
 	}
 }
