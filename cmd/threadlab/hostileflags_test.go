@@ -44,3 +44,37 @@ func TestHostileFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestBadFlagSaidOnce: a flag value the flag package cannot parse prints
+// the command's usage and then the error, once (it used to come twice: the
+// flag package's line and run()'s), and -h prints the usage and succeeds.
+func TestBadFlagSaidOnce(t *testing.T) {
+	for _, c := range []struct {
+		why   string
+		args  []string
+		code  int
+		usage string // the command's own usage line
+		err   string // "" when no error is said
+	}{
+		{"a NaN delay", []string{"downstream", "--delay", "NaN"}, 2, "usage: threadlab downstream", `invalid value "NaN" for flag -delay`},
+		{"an unknown flag", []string{"load", "--nope"}, 2, "usage: threadlab load", "flag provided but not defined: -nope"},
+		{"help", []string{"downstream", "-h"}, 0, "usage: threadlab downstream", ""},
+		{"targets' help in the same form as every command's", []string{"targets", "-h"}, 0, "usage: threadlab targets [--dir", ""},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), c.args, &out, &errb)
+		s := errb.String()
+		switch {
+		case code != c.code:
+			t.Errorf("%s: exit %d, want %d\n%s", c.why, code, c.code, s)
+		case strings.Count(s, c.usage) != 1:
+			t.Errorf("%s: %q appears %d times, want once:\n%s", c.why, c.usage, strings.Count(s, c.usage), s)
+		case c.err != "" && strings.Count(s, c.err) != 1:
+			t.Errorf("%s: %q appears %d times, want once:\n%s", c.why, c.err, strings.Count(s, c.err), s)
+		case c.err != "" && strings.Index(s, c.err) < strings.Index(s, c.usage):
+			t.Errorf("%s: the error should come last, after the usage:\n%s", c.why, s)
+		case c.err == "" && strings.Contains(s, "threadlab "+c.args[0]+":"):
+			t.Errorf("%s: help printed an error:\n%s", c.why, s)
+		}
+	}
+}

@@ -160,16 +160,29 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (help bool, e
 }
 
 // parseFlagsOnly parses fs's flags up to the first argument that is not
-// one, as the flag package does.
+// one, as the flag package does. A bad flag prints the usage and then the
+// error once: the flag package would print the error itself and run()
+// prints it again ("--delay NaN" came out twice).
 func parseFlagsOnly(fs *flag.FlagSet, args []string, stderr io.Writer) (help bool, err error) {
+	usage := fs.Usage
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err = fs.Parse(args)
+	fs.Usage = usage
 	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return true, nil
-		}
-		return false, usageError{err}
+	if err == nil {
+		return false, nil
 	}
-	return false, nil
+	if usage != nil {
+		usage()
+	} else {
+		fmt.Fprintf(stderr, "usage of %s:\n", fs.Name())
+		fs.PrintDefaults()
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return true, nil
+	}
+	return false, usageError{err}
 }
 
 // readDataDir checks a --data that is only read (status, a dry run, site):

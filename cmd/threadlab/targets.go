@@ -21,6 +21,10 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	dir := fs.String("dir", "env/targets", "the Maven project of the targets")
 	boot := fs.String("boot", targets.DefaultBoot, "the Spring Boot lines to build, comma-separated (3.5, 4.0, 4.1 or their versions), or all")
 	aot := fs.Bool("aot", false, "also train each target's JDK AOT cache (JEP 483/514), cached by jar hash")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: threadlab targets [--dir env/targets] [--boot 4.0,3.5|all] [--aot]")
+		fs.PrintDefaults()
+	}
 	if help, err := parseFlags(fs, args, stderr); help || err != nil {
 		return err
 	}
@@ -66,7 +70,7 @@ func bootVersions(list string) ([]string, error) {
 	for _, s := range strings.Split(list, ",") {
 		b, err := targets.ResolveBoot(strings.TrimSpace(s))
 		if err != nil {
-			return nil, usagef("-boot: %v, or all", err)
+			return nil, usagef("--boot: %v, or all", err)
 		}
 		if !slices.Contains(out, b.Version) {
 			out = append(out, b.Version)
