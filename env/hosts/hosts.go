@@ -29,6 +29,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -117,8 +118,10 @@ func Load(path string) (*Inventory, error) {
 		if abs, err := filepath.Abs(inv.SSHConfig); err == nil {
 			inv.SSHConfig = abs
 		}
-		if _, err := os.Stat(inv.SSHConfig); err != nil {
+		if st, err := os.Stat(inv.SSHConfig); err != nil {
 			return nil, Problems{{File: path, Field: "ssh_config", Msg: fmt.Sprintf("%v (name an existing ssh_config file, relative to %s, or remove the field to use ~/.ssh/config)", err, path)}}
+		} else if !st.Mode().IsRegular() {
+			return nil, Problems{{File: path, Field: "ssh_config", Msg: fmt.Sprintf("%s is not a regular file (ssh -F reads one file): name the ssh_config file itself, or remove the field to use ~/.ssh/config", inv.SSHConfig)}}
 		}
 	}
 	return inv, nil
@@ -240,7 +243,48 @@ func (p *parser) inventory(m *yaml.Node) *Inventory {
 	if !seen[RoleLoad] {
 		p.add(m, RoleLoad, "missing: list the load generator hosts, e.g. load: [gen1]")
 	}
+	if len(p.probs) == 0 {
+		p.shared(inv)
+	}
 	return inv
+}
+
+// shared refuses a machine that is both the target and a load host, or two
+// load hosts, unless their cpus lists keep them apart: a generator on the
+// target's CPUs takes CPU from the system under test (what a multi-host run
+// is there to avoid), and two generators on one machine count its CPU
+// twice in the generator's self-check. The downstream service and the
+// database may share a machine with anything: they are not measured.
+func (p *parser) shared(inv *Inventory) {
+	measured := append([]Host{inv.Target}, inv.Load...)
+	for i, a := range measured {
+		for _, b := range measured[:i] {
+			if !strings.EqualFold(HostPart(a.SSH), HostPart(b.SSH)) || disjointCPUs(a.CPUs, b.CPUs) {
+				continue
+			}
+			field := RoleTarget
+			if a.Role == RoleLoad {
+				field = fmt.Sprintf("load[%d]", a.Index)
+			}
+			p.probs = append(p.probs, Problem{File: p.file, Line: a.Line, Col: a.Col, Field: field,
+				Msg: fmt.Sprintf("%s is the same machine as %s (line %d): their processes would share its CPUs; use another host, or give both a cpus list and keep the lists apart (e.g. cpus: 0-3 and cpus: 4-7)", a.SSH, b.Name(), b.Line)})
+		}
+	}
+}
+
+// disjointCPUs reports whether two cpus lists are both given and share no CPU.
+func disjointCPUs(a, b string) bool {
+	x, err1 := env.ParseCPUList(a)
+	y, err2 := env.ParseCPUList(b)
+	if err1 != nil || err2 != nil || len(x) == 0 || len(y) == 0 {
+		return false
+	}
+	for _, c := range x {
+		if slices.Contains(y, c) {
+			return false
+		}
+	}
+	return true
 }
 
 func unknownKey(k, known string) string {
@@ -301,6 +345,8 @@ func (p *parser) host(n *yaml.Node, field, role string, index int) (Host, bool) 
 						p.add(v, f, "%q is not an IP address: write the address this host's services listen on, e.g. 10.0.0.2 (a name could resolve to another interface)", s)
 					} else if ip.IsUnspecified() {
 						p.add(v, f, "%s listens on every interface: name the one address the load hosts reach, e.g. 10.0.0.2", s)
+					} else if ip.IsLoopback() {
+						p.add(v, f, "%s is each host's own loopback: the other hosts would reach themselves, not this one; name the address they reach it at, e.g. 10.0.0.2", s)
 					}
 				}
 			case "cpus":

@@ -70,6 +70,11 @@ func TestParseProblems(t *testing.T) {
 		{"bad yaml", "target: [\n", []string{"h.yaml: not valid YAML"}, "a syntax error names the file"},
 		{"alias", "x: &a t\ntarget: *a\nload: [g]\n", []string{"x: unknown field", "target: want an ssh destination"}, "aliases are not expanded into hosts"},
 		{"ssh not a string", "target: {ssh: [a]}\nload: [g]\n", []string{"target.ssh: want an ssh destination"}, "a list is not a destination"},
+		{"target is a load host", "target: bench@h\nload: [g, h]\n", []string{"h.yaml:2:11: load[1]: h is the same machine as target bench@h (line 1)", "cpus"}, "a generator on the target takes its CPU"},
+		{"two load hosts on one machine", "target: t\nload: [g, \"ssh://u@G:2222\"]\n", []string{"load[1]: ssh://u@G:2222 is the same machine as load[0] g"}, "two generators count one machine's CPU twice"},
+		{"overlapping cpus", "target: {ssh: h, cpus: 0-3}\nload: [{ssh: h, cpus: 3-4}]\n", []string{"load[0]: h is the same machine as target h"}, "a shared CPU is sharing"},
+		{"cpus on one side only", "target: {ssh: h, cpus: 0-3}\nload: [h]\n", []string{"load[0]: h is the same machine"}, "the generator without a list may run on every CPU"},
+		{"loopback address", "target: {ssh: t, address: 127.0.0.1}\nload: [g]\n", []string{"target.address: 127.0.0.1 is each host's own loopback"}, "a load host would reach itself"},
 		{"several problems", "target: {ssh: t, cpus: x}\nload: [\"-x\"]\n", []string{"target.cpus", "load[0]"}, "every problem at once, not one per attempt"},
 	}
 	for _, c := range cases {
@@ -104,7 +109,8 @@ func TestParseAccepts(t *testing.T) {
 			return HostPart(i.Target.SSH) == "fe80::1"
 		}, "ssh's URL form with a port is a destination"},
 		{"ipv6 address", "target: {ssh: t, address: \"fd00::2\"}\nload: [g]\n", func(i *Inventory) bool { return i.Target.Address == "fd00::2" }, "IPv6 listen addresses"},
-		{"same host twice", "target: h\nload: [h, h]\ndatabase: h\n", func(i *Inventory) bool { return len(i.All()) == 4 }, "roles may share a machine"},
+		{"services share a machine", "target: h\nload: [g]\ndatabase: h\ndownstream: g\n", func(i *Inventory) bool { return len(i.All()) == 4 }, "the database and downstream are not measured: they may share a machine"},
+		{"disjoint cpus", "target: {ssh: h, cpus: 0-3}\nload: [{ssh: u@h, cpus: 4-7}]\n", func(i *Inventory) bool { return len(i.All()) == 2 }, "one big machine split by cpus is a setup a user may mean"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -143,6 +149,18 @@ func TestLoadMissingSSHConfig(t *testing.T) {
 	_, err := Load(p)
 	if err == nil || !strings.Contains(err.Error(), "ssh_config") || !strings.Contains(err.Error(), "remove the field") {
 		t.Fatalf("err = %v, want a missing ssh_config named with a fix", err)
+	}
+}
+
+func TestLoadSSHConfigDirectory(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "hosts.yaml")
+	if err := os.WriteFile(p, []byte("ssh_config: .\ntarget: t\nload: [g]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(p)
+	if err == nil || !strings.Contains(err.Error(), "ssh_config: "+dir+" is not a regular file") {
+		t.Fatalf("err = %v, want a directory named as not an ssh_config file", err)
 	}
 }
 

@@ -42,10 +42,20 @@ func (p Problem) String() string {
 // Problems is every problem found in one file; loaders return it as their error.
 type Problems []Problem
 
+// MaxShown is how many problems Error lists before it says how many more
+// there are, as compilers stop after their first errors: a file that is
+// not YAML at all (lint /etc/passwd) would otherwise print a line for
+// every line it has.
+const MaxShown = 20
+
 func (ps Problems) Error() string {
-	lines := make([]string, len(ps))
+	lines := make([]string, 0, min(len(ps), MaxShown)+1)
 	for i, p := range ps {
-		lines[i] = p.String()
+		if i == MaxShown {
+			lines = append(lines, fmt.Sprintf("... and %d more problem(s): fix these first and run again", len(ps)-MaxShown))
+			break
+		}
+		lines = append(lines, p.String())
 	}
 	return strings.Join(lines, "\n")
 }

@@ -3,6 +3,7 @@ package yamlpos
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -24,6 +25,31 @@ func TestProblemString(t *testing.T) {
 	ps := Problems{tests[0].p, tests[1].p}
 	if got, want := ps.Error(), tests[0].want+"\n"+tests[1].want; got != want {
 		t.Errorf("Problems: got %q, want one per line %q", got, want)
+	}
+}
+
+// TestProblemsCapped: a file with many problems lists the first MaxShown
+// and says how many more there are, not one line per line of the file.
+func TestProblemsCapped(t *testing.T) {
+	for _, tc := range []struct {
+		n         int
+		wantLines int
+		wantMore  bool
+		why       string
+	}{
+		{MaxShown, MaxShown, false, "exactly the cap: all listed"},
+		{MaxShown + 1, MaxShown + 1, true, "one over: the cap and a line that says 1 more"},
+		{5000, MaxShown + 1, true, "a file that is not YAML at all"},
+	} {
+		ps := make(Problems, tc.n)
+		for i := range ps {
+			ps[i] = Problem{File: "x", Line: i + 1, Col: 1, Msg: "bad"}
+		}
+		lines := strings.Split(ps.Error(), "\n")
+		more := fmt.Sprintf("... and %d more problem(s): fix these first and run again", tc.n-MaxShown)
+		if len(lines) != tc.wantLines || (lines[len(lines)-1] == more) != tc.wantMore {
+			t.Errorf("%s: %d problems gave %d lines ending %q", tc.why, tc.n, len(lines), lines[len(lines)-1])
+		}
 	}
 }
 
