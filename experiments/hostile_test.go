@@ -65,6 +65,7 @@ var hostile = map[string]struct{ field, why string }{
 	"binary.yaml":                     {"YAML syntax", "binary junk"},
 	"unknown-key.yaml":                {"trails:", "a typo in a key"},
 	"duplicate-key.yaml":              {"trials", "a key written twice"},
+	"duplicate-property.yaml":         {"variants.virtual.properties.spring.threads.virtual.enabled: mapping key \"spring.threads.virtual.enabled\" already defined at line 9 (keep one", "a property written twice said no fix"},
 	"trials-float.yaml":               {"trials:", "yaml.v3 truncated trials: 2.5 to 2"},
 	"title-script-marker.yaml":        {"title: holds __f__", "issue 15: the report turned __f__ text in any chart string into script"},
 	"tiny-rate.yaml":                  {"load.rate:", "a rate that sends no request in the trial said complete"},

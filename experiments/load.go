@@ -265,6 +265,11 @@ func decodeProblems(file string, err error, pos positions) Problems {
 			msg += " (write a list: [a, b] or one '- item' per line)"
 		case strings.Contains(msg, "into map"), strings.Contains(msg, "into experiments."), strings.Contains(msg, "into stats."):
 			msg += " (write a mapping: key: value)"
+		case strings.Contains(msg, "already defined at line"):
+			msg += " (keep one: YAML would silently use the last)"
+		}
+		if p.Line > 0 && p.Col == 0 {
+			p.Col = 1 // the line is known, the column not (a key under properties:)
 		}
 		p.Msg = msg
 		out = append(out, p)

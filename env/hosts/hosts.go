@@ -245,8 +245,38 @@ func (p *parser) inventory(m *yaml.Node) *Inventory {
 	}
 	if len(p.probs) == 0 {
 		p.shared(inv)
+		p.loopback(inv)
 	}
 	return inv
+}
+
+// sameMachine reports whether two destinations name one machine (by host
+// part; two aliases of one machine are not caught).
+func sameMachine(a, b Host) bool { return strings.EqualFold(HostPart(a.SSH), HostPart(b.SSH)) }
+
+// loopback refuses a loopback address that a host on another machine must
+// reach: the target's, which the load hosts reach, and the downstream's
+// and database's, which the target reaches. Each host's loopback is its
+// own, so they would reach themselves.
+func (p *parser) loopback(inv *Inventory) {
+	refuse := func(h Host, field string, from Host) {
+		if ip := net.ParseIP(h.Address); ip == nil || !ip.IsLoopback() || sameMachine(h, from) {
+			return
+		}
+		p.probs = append(p.probs, Problem{File: p.file, Line: h.Line, Col: h.Col, Field: field + ".address",
+			Msg: fmt.Sprintf("%s is each machine's own loopback, and %s is another machine: it would reach itself; name the address it reaches %s at, e.g. 10.0.0.2", h.Address, from.Name(), h.SSH)})
+	}
+	for _, l := range inv.Load {
+		if !sameMachine(inv.Target, l) {
+			refuse(inv.Target, RoleTarget, l)
+			break
+		}
+	}
+	for _, h := range []*Host{inv.Downstream, inv.Database} {
+		if h != nil {
+			refuse(*h, h.Role, inv.Target)
+		}
+	}
 }
 
 // shared refuses a machine that is both the target and a load host, or two
@@ -259,7 +289,7 @@ func (p *parser) shared(inv *Inventory) {
 	measured := append([]Host{inv.Target}, inv.Load...)
 	for i, a := range measured {
 		for _, b := range measured[:i] {
-			if !strings.EqualFold(HostPart(a.SSH), HostPart(b.SSH)) || disjointCPUs(a.CPUs, b.CPUs) {
+			if !sameMachine(a, b) || disjointCPUs(a.CPUs, b.CPUs) {
 				continue
 			}
 			field := RoleTarget
@@ -345,8 +375,6 @@ func (p *parser) host(n *yaml.Node, field, role string, index int) (Host, bool) 
 						p.add(v, f, "%q is not an IP address: write the address this host's services listen on, e.g. 10.0.0.2 (a name could resolve to another interface)", s)
 					} else if ip.IsUnspecified() {
 						p.add(v, f, "%s listens on every interface: name the one address the load hosts reach, e.g. 10.0.0.2", s)
-					} else if ip.IsLoopback() {
-						p.add(v, f, "%s is each host's own loopback: the other hosts would reach themselves, not this one; name the address they reach it at, e.g. 10.0.0.2", s)
 					}
 				}
 			case "cpus":

@@ -74,7 +74,8 @@ func TestParseProblems(t *testing.T) {
 		{"two load hosts on one machine", "target: t\nload: [g, \"ssh://u@G:2222\"]\n", []string{"load[1]: ssh://u@G:2222 is the same machine as load[0] g"}, "two generators count one machine's CPU twice"},
 		{"overlapping cpus", "target: {ssh: h, cpus: 0-3}\nload: [{ssh: h, cpus: 3-4}]\n", []string{"load[0]: h is the same machine as target h"}, "a shared CPU is sharing"},
 		{"cpus on one side only", "target: {ssh: h, cpus: 0-3}\nload: [h]\n", []string{"load[0]: h is the same machine"}, "the generator without a list may run on every CPU"},
-		{"loopback address", "target: {ssh: t, address: 127.0.0.1}\nload: [g]\n", []string{"target.address: 127.0.0.1 is each host's own loopback"}, "a load host would reach itself"},
+		{"loopback target", "target: {ssh: t, address: 127.0.0.1}\nload: [g]\n", []string{"h.yaml:1:9: target.address: 127.0.0.1 is each machine's own loopback, and load[0] g is another machine"}, "a load host would reach itself"},
+		{"loopback downstream", "target: t\nload: [g]\ndownstream: {ssh: s, address: \"::1\"}\n", []string{"downstream.address: ::1 is each machine's own loopback, and target t is another machine"}, "the target would reach itself"},
 		{"several problems", "target: {ssh: t, cpus: x}\nload: [\"-x\"]\n", []string{"target.cpus", "load[0]"}, "every problem at once, not one per attempt"},
 	}
 	for _, c := range cases {
@@ -110,6 +111,7 @@ func TestParseAccepts(t *testing.T) {
 		}, "ssh's URL form with a port is a destination"},
 		{"ipv6 address", "target: {ssh: t, address: \"fd00::2\"}\nload: [g]\n", func(i *Inventory) bool { return i.Target.Address == "fd00::2" }, "IPv6 listen addresses"},
 		{"services share a machine", "target: h\nload: [g]\ndatabase: h\ndownstream: g\n", func(i *Inventory) bool { return len(i.All()) == 4 }, "the database and downstream are not measured: they may share a machine"},
+		{"loopback on the machine that reaches it", "target: {ssh: h, address: 10.0.0.2}\nload: [g]\ndatabase: {ssh: u@h, address: 127.0.0.1}\n", func(i *Inventory) bool { return i.Database.Address == "127.0.0.1" }, "a database beside the target is reached on loopback"},
 		{"disjoint cpus", "target: {ssh: h, cpus: 0-3}\nload: [{ssh: u@h, cpus: 4-7}]\n", func(i *Inventory) bool { return len(i.All()) == 2 }, "one big machine split by cpus is a setup a user may mean"},
 	}
 	for _, c := range cases {

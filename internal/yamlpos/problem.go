@@ -43,9 +43,8 @@ func (p Problem) String() string {
 type Problems []Problem
 
 // MaxShown is how many problems Error lists before it says how many more
-// there are, as compilers stop after their first errors: a file that is
-// not YAML at all (lint /etc/passwd) would otherwise print a line for
-// every line it has.
+// there are, as compilers stop after their first errors: 50 lines of
+// "a: 1" gave 1,275 problems, every one printed.
 const MaxShown = 20
 
 func (ps Problems) Error() string {
