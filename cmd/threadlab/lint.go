@@ -93,8 +93,12 @@ func lintOne(path string, stdout io.Writer) (invalid bool, warned int) {
 			invalid = true
 			var ps experiments.Problems
 			if errors.As(err, &ps) {
-				for _, x := range ps {
+				shown, more := ps.Shown()
+				for _, x := range shown {
 					fmt.Fprintf(stdout, "%s (with --profile %s)\n", x, p)
+				}
+				if more != "" {
+					fmt.Fprintf(stdout, "%s (with --profile %s)\n", more, p)
 				}
 			} else {
 				fmt.Fprintf(stdout, "%s (with --profile %s)\n", err, p)

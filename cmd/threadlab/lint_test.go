@@ -113,3 +113,28 @@ func TestRunShowsOwnCommands(t *testing.T) {
 		t.Errorf("a resume without a manifest printed %q; pipeline.Run reports it", b.String())
 	}
 }
+
+// TestLintProfileProblemsCapped: a profile's problems, which lint prints
+// one by one with the profile named, keep the cap of 20 like any file's.
+func TestLintProfileProblemsCapped(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "experiments", "testdata", "hostile", "duplicate-key.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := strings.Replace(string(b), "trials: 4\n", "", 1) + "profiles:\n  p:\n    load: {requests: [" +
+		strings.Repeat("{path: nope}, ", 29) + "{path: nope}]}\n"
+	f := filepath.Join(t.TempDir(), "m.yaml")
+	if err := os.WriteFile(f, []byte(m), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"lint", f}, &out, &errb); code != 1 {
+		t.Fatalf("exit %d, want 1 (the profile is invalid)\n%s%s", code, out.String(), errb.String())
+	}
+	if n := strings.Count(out.String(), "must start with /"); n != 20 {
+		t.Errorf("%d of the profile's 30 problems listed, want 20:\n%s", n, out.String())
+	}
+	if !strings.Contains(out.String(), "... and 10 more problem(s): fix these first and run again (with --profile p)") {
+		t.Errorf("no line counts the other 10:\n%s", out.String())
+	}
+}

@@ -48,15 +48,25 @@ type Problems []Problem
 const MaxShown = 20
 
 func (ps Problems) Error() string {
-	lines := make([]string, 0, min(len(ps), MaxShown)+1)
-	for i, p := range ps {
-		if i == MaxShown {
-			lines = append(lines, fmt.Sprintf("... and %d more problem(s): fix these first and run again", len(ps)-MaxShown))
-			break
-		}
+	shown, more := ps.Shown()
+	lines := make([]string, 0, len(shown)+1)
+	for _, p := range shown {
 		lines = append(lines, p.String())
 	}
+	if more != "" {
+		lines = append(lines, more)
+	}
 	return strings.Join(lines, "\n")
+}
+
+// Shown is the first MaxShown problems and, when there are more, the line
+// that counts the rest ("" otherwise): for callers that print each problem
+// their own way (lint adds the profile) and keep the cap.
+func (ps Problems) Shown() (Problems, string) {
+	if len(ps) <= MaxShown {
+		return ps, ""
+	}
+	return ps[:MaxShown], fmt.Sprintf("... and %d more problem(s): fix these first and run again", len(ps)-MaxShown)
 }
 
 // HostOnly reports whether err is Problems with this machine only (see
