@@ -89,6 +89,16 @@ func connectHosts(ctx context.Context, m *experiments.Manifest, opt Options) (*h
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("the hosts of %s are not ready (nothing was started):\n%w", inv.File, err)
 	}
+	// Two aliases of one machine as target and load host: the inventory's
+	// check compared the destinations as written; ssh -G has now said
+	// where each one goes.
+	resolved := map[string]string{}
+	for i, h := range all {
+		resolved[h.SSH] = conns[i].SSHName
+	}
+	if probs := inv.SharedAfterSSH(resolved); len(probs) > 0 {
+		return nil, fmt.Errorf("the hosts of %s are not ready (nothing was started):\n%w", inv.File, probs)
+	}
 	// threadlab itself, for each host's platform.
 	find := opt.Threadlab
 	if find == nil {

@@ -244,15 +244,38 @@ func (p *parser) inventory(m *yaml.Node) *Inventory {
 		p.add(m, RoleLoad, "missing: list the load generator hosts, e.g. load: [gen1]")
 	}
 	if len(p.probs) == 0 {
-		p.shared(inv)
+		p.shared(inv, func(a, b Host) (bool, string) { return sameMachine(a, b), "" })
 		p.loopback(inv)
 	}
 	return inv
 }
 
 // sameMachine reports whether two destinations name one machine (by host
-// part; two aliases of one machine are not caught).
+// part; two aliases of one machine are caught once ssh has resolved them:
+// Inventory.SharedAfterSSH).
 func sameMachine(a, b Host) bool { return strings.EqualFold(HostPart(a.SSH), HostPart(b.SSH)) }
+
+// SharedAfterSSH is Parse's check of the measured hosts (the target and the
+// load hosts: no two on one machine unless their cpus lists keep them
+// apart) once ssh has said where each destination goes: two aliases of
+// ~/.ssh/config (or names in two spellings) that ssh -G resolves to one
+// host name are one machine, which the destinations as written do not
+// show. hostname maps a destination to the host name ssh -G printed for
+// it; a destination it lacks is compared as written.
+func (inv *Inventory) SharedAfterSSH(hostname map[string]string) Problems {
+	p := &parser{file: inv.File}
+	p.shared(inv, func(a, b Host) (bool, string) {
+		x, y := hostname[a.SSH], hostname[b.SSH]
+		if x == "" || y == "" || sameMachine(a, b) {
+			return sameMachine(a, b), "" // Parse said so already
+		}
+		if strings.EqualFold(x, y) {
+			return true, fmt.Sprintf(" (ssh connects to both at %s)", x)
+		}
+		return false, ""
+	})
+	return p.probs
+}
 
 // loopback refuses a loopback address that a host on another machine must
 // reach: the target's, which the load hosts reach, and the downstream's
@@ -285,11 +308,14 @@ func (p *parser) loopback(inv *Inventory) {
 // is there to avoid), and two generators on one machine count its CPU
 // twice in the generator's self-check. The downstream service and the
 // database may share a machine with anything: they are not measured.
-func (p *parser) shared(inv *Inventory) {
+// same says whether two hosts are one machine, and how that shows when
+// their destinations differ.
+func (p *parser) shared(inv *Inventory, same func(a, b Host) (bool, string)) {
 	measured := append([]Host{inv.Target}, inv.Load...)
 	for i, a := range measured {
 		for _, b := range measured[:i] {
-			if !sameMachine(a, b) || disjointCPUs(a.CPUs, b.CPUs) {
+			one, how := same(a, b)
+			if !one || disjointCPUs(a.CPUs, b.CPUs) {
 				continue
 			}
 			field := RoleTarget
@@ -297,7 +323,7 @@ func (p *parser) shared(inv *Inventory) {
 				field = fmt.Sprintf("load[%d]", a.Index)
 			}
 			p.probs = append(p.probs, Problem{File: p.file, Line: a.Line, Col: a.Col, Field: field,
-				Msg: fmt.Sprintf("%s is the same machine as %s (line %d): their processes would share its CPUs; use another host, or give both a cpus list and keep the lists apart (e.g. cpus: 0-3 and cpus: 4-7)", a.SSH, b.Name(), b.Line)})
+				Msg: fmt.Sprintf("%s is the same machine as %s (line %d)%s: their processes would share its CPUs; use another host, or give both a cpus list and keep the lists apart (e.g. cpus: 0-3 and cpus: 4-7)", a.SSH, b.Name(), b.Line, how)})
 		}
 	}
 }

@@ -127,6 +127,46 @@ func TestParseAccepts(t *testing.T) {
 	}
 }
 
+// TestSharedAfterSSH: once ssh -G has resolved each destination, two
+// aliases of one machine as measured hosts are refused like two spellings
+// of one host name; the services, disjoint cpus and distinct machines pass.
+func TestSharedAfterSSH(t *testing.T) {
+	cases := []struct {
+		name, yaml string
+		resolved   map[string]string
+		want       string // "" = no problem
+		why        string
+	}{
+		{"two aliases of the target's machine", "target: bench\nload: [gen]\n", map[string]string{"bench": "10.0.0.2", "gen": "10.0.0.2"},
+			"h.yaml:2:8: load[0]: gen is the same machine as target bench (line 1) (ssh connects to both at 10.0.0.2): their processes would share its CPUs", "ssh_config names one machine twice"},
+		{"host names differ in case", "target: bench\nload: [g1, g2]\n", map[string]string{"bench": "t.lab", "g1": "G.lab", "g2": "g.lab"},
+			"load[1]: g2 is the same machine as load[0] g1 (line 2) (ssh connects to both at g.lab)", "DNS names are case-insensitive"},
+		{"aliases kept apart by cpus", "target: {ssh: bench, cpus: 0-3}\nload: [{ssh: gen, cpus: 4-7}]\n", map[string]string{"bench": "h", "gen": "h"},
+			"", "one big machine split by cpus is a setup a user may mean"},
+		{"distinct machines", "target: bench\nload: [gen]\n", map[string]string{"bench": "10.0.0.2", "gen": "10.0.0.3"},
+			"", "aliases of two machines"},
+		{"database on the target's machine", "target: bench\nload: [gen]\ndatabase: db\n", map[string]string{"bench": "h", "gen": "g", "db": "h"},
+			"", "the database is not measured"},
+		{"ssh -G said nothing", "target: bench\nload: [gen]\n", map[string]string{},
+			"", "unresolved destinations compare as written"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			inv, err := Parse("h.yaml", []byte(c.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			probs := inv.SharedAfterSSH(c.resolved)
+			switch {
+			case c.want == "" && len(probs) > 0:
+				t.Errorf("refused: %v (%s)", probs, c.why)
+			case c.want != "" && (len(probs) != 1 || !strings.Contains(probs.Error(), c.want)):
+				t.Errorf("got %v, want one problem containing %q (%s)", probs, c.want, c.why)
+			}
+		})
+	}
+}
+
 func TestHostPart(t *testing.T) {
 	for dest, want := range map[string]string{
 		"bench@10.0.0.2":         "10.0.0.2",
