@@ -391,7 +391,6 @@ func TestEstimateSteadyAfterFixedRun(t *testing.T) {
 func TestCatalogDeadTime(t *testing.T) {
 	exceptions := map[string]string{
 		"jep491-pinning": "three of its four cells answer a burst in 0.3 s, so each fork's start and warm-up dwarf any number of bursts that fits the run; its one question is a 16x effect",
-		"aot-cache":      "its steady bursts take 0.19-0.31 s, and 23 of 24 warm-ups ran to their cap with the JIT still compiling 13-650 ms a round; run 20261203T215206Z: 53% (METHODOLOGY.md, \"Dead time\")",
 		"cpu-bound":      "each measured burst takes 0.43 s of the clock (its requests 0.19 s) and the 100 ms cool-down after each is 14% of the wall time; run 20261204T034538Z: 43%, planned 35% from a run whose forks mostly never settled (METHODOLOGY.md, \"Dead time\")",
 	}
 	files, err := filepath.Glob("../../experiments/*.yaml")
