@@ -623,14 +623,35 @@ func (v *runView) comparisons() {
 	}
 }
 
+// claimColumns lists the metrics the recorded verdicts' checks judge that
+// shown does not hold, each once, in the verdicts' order; a metric the
+// registry does not know is left out (its verdict says why).
+func claimColumns(recorded []record.Verdict, checks map[string]*stats.Check, shown []string) []string {
+	var out []string
+	for _, x := range recorded {
+		c := checks[x.ID]
+		if c == nil || slices.Contains(shown, c.Metric) || slices.Contains(out, c.Metric) {
+			continue
+		}
+		if _, ok := metric.Lookup(c.Metric); ok {
+			out = append(out, c.Metric)
+		}
+	}
+	return out
+}
+
 func (v *runView) trials() {
 	// The metrics every trial table shows (metric.Shown(InTrials)); the
 	// primary metric gets a column of its own, first, when it is not one
-	// of them.
+	// of them; and every metric a claim judges that is not one of them
+	// gets one after them, in the claims' order, so that a reader can
+	// check a verdict against its trials (48 of the catalog's claims judge
+	// error_pct, which the default columns do not show).
 	cols := metric.Shown(metric.InTrials)
 	if !slices.Contains(cols, v.layout.Primary) {
 		cols = append([]string{v.layout.Primary}, cols...)
 	}
+	cols = append(cols, claimColumns(v.recorded, v.checks, cols)...)
 	v.TrialCols = []string{"seq", "variant", "point", "group", "trial", "valid"}
 	for _, name := range cols {
 		head := name

@@ -69,7 +69,13 @@ func Format(x float64, s Style) string {
 		p := math.Pow10(s.Places)
 		return strconv.FormatFloat(math.Round(x*p)/p, 'f', -1, 64)
 	}
+	// The branch is chosen on the value as printed, rounded to Sig
+	// figures, not on x: 0.9996 rounds to 1.00 and prints like 1.003
+	// beside it ("1.00–1.00", not "1–1.00"), 99.96 to 100.
 	a := math.Abs(x)
+	if r, err := strconv.ParseFloat(strconv.FormatFloat(x, 'g', s.Sig, 64), 64); err == nil {
+		a = math.Abs(r)
+	}
 	switch {
 	case a >= math.Pow10(s.Sig-1):
 		return strconv.FormatFloat(x, 'f', 0, 64)
