@@ -227,3 +227,10 @@ func HigherIsBetter(m string) bool { return metric.HigherIsBetter(m) }
 // KnownMetric reports whether a claim may name m: a numeric trials.csv
 // column defined in the metric package.
 func KnownMetric(m string) bool { _, ok := metric.Lookup(m); return ok }
+
+// MatchWhere reports whether a sweep point (record.ParsePoint) lies in a
+// check's where selection, comparing values as the verdicts do ("400" and
+// "400.0" are the same level).
+func MatchWhere(point map[string]string, where map[string][]string) bool {
+	return matchWhere(point, where)
+}
