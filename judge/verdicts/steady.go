@@ -28,7 +28,22 @@ import (
 // warmup.csv.
 
 // SteadyRule names the rules of this file for steady.json and the report.
-const SteadyRule = "per-fork selection on >= 10 points (iterations, or seconds of a timed window) of the primary metric, applied to every metric that warms up; metrics that do not warm up (steady.json every_iteration) read every valid measured iteration; PELT change in mean, penalty 6 log n; warm-up until steady: last 4 rounds fluctuate and no longer improve on the 4 before, and Sen's 90% bound of the Theil-Sen slope over the last <= 20 rounds improves by at most max(5%, 1 noise unit) over 10 more; in the primary metric and, when a claim reads it or warmup.also names it, in the target's CPU, each once; and the JIT's compile time at most 5% of the target's CPU in 4 rounds in a row, when the target has the counter"
+const SteadyRule = "per-fork selection on >= 10 points (iterations, or seconds of a timed window) of the primary metric, applied to every metric that warms up; metrics that do not warm up (steady.json every_iteration) read every valid measured iteration; PELT change in mean, penalty 6 log n; warm-up until steady: last 4 rounds fluctuate and no longer improve on the 4 before, and Sen's 90% bound of the Theil-Sen slope over the last <= 20 rounds improves by at most max(5%, 1 noise unit) over 10 more; in the primary metric and, when a claim reads it or warmup.also names it, in the target's CPU, each once; and the JIT's compile time at most 5% of the target's CPU, or of one core for the round's length when the target used less, in 4 rounds in a row, when the target has the counter"
+
+// stricterWarmups are earlier warm-up clauses that held every fork at
+// least as long as today's would: a fork they stopped, today's rule would
+// have stopped at the same round or before (it asks the same of the same
+// rounds and less of the JIT), and one they ran to max it might have
+// stopped sooner. Forks warmed up by them measured the same steady state,
+// later in the JVM's life, so a run warmed by one still answers today's
+// manifest (CurrentWarmup); only its warm-ups cost more than today's
+// would (pipeline/cost plans from them, a conservative plan).
+var stricterWarmups = []string{
+	// Before the JIT's share was also held to one core for a target that
+	// used less (wave 3 session 34): 4 quiet rounds in a row almost never
+	// came for targets that mostly wait.
+	"last 4 rounds fluctuate and no longer improve on the 4 before, and Sen's 90% bound of the Theil-Sen slope over the last <= 20 rounds improves by at most max(5%, 1 noise unit) over 10 more; in the primary metric and, when a claim reads it or warmup.also names it, in the target's CPU, each once; and the JIT's compile time at most 5% of the target's CPU in 4 rounds in a row, when the target has the counter",
+}
 
 // warmupMark starts the warm-up clause of a steady.json rule: the rule the
 // run's forks were warmed up by, which the run itself applied.
@@ -50,6 +65,13 @@ func WarmupClause(rule string) string {
 // older clause answers another question than today's manifest asks, even
 // when the manifest is unchanged: its warm-ups stopped elsewhere.
 func CurrentWarmup(rule string) bool {
+	c := WarmupClause(rule)
+	return c == WarmupClause(SteadyRule) || (c != "" && slices.Contains(stricterWarmups, c))
+}
+
+// SameWarmup reports whether a steady.json rule's warm-up clause is
+// today's exactly: its warm-ups cost what today's would (pipeline/cost).
+func SameWarmup(rule string) bool {
 	return WarmupClause(rule) == WarmupClause(SteadyRule)
 }
 

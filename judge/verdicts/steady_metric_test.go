@@ -134,3 +134,33 @@ func TestKeepWarmup(t *testing.T) {
 		t.Errorf("WarmupClause(old) = %q", got)
 	}
 }
+
+// TestCurrentWarmup: a run warmed up by today's clause, or by an earlier
+// one that held every fork at least as long (stricterWarmups), answers
+// today's manifest; only today's clause costs what today's warm-ups cost.
+func TestCurrentWarmup(t *testing.T) {
+	head := strings.Split(SteadyRule, warmupMark)[0] + warmupMark
+	for _, tt := range []struct {
+		why           string
+		rule          string
+		current, same bool
+	}{
+		{"today's rule", SteadyRule, true, true},
+		{"the clause before the JIT's one-core floor: stricter, so current, but its warm-ups cost more", head + stricterWarmups[0], true, false},
+		{"an older, looser clause (no drift bound): not current", head + "last 4 rounds fluctuate and no longer improve on the 4 before", false, false},
+		{"no warm-up clause", "per-fork selection only", false, false},
+		{"empty", "", false, false},
+	} {
+		if got := CurrentWarmup(tt.rule); got != tt.current {
+			t.Errorf("%s: CurrentWarmup %v, want %v", tt.why, got, tt.current)
+		}
+		if got := SameWarmup(tt.rule); got != tt.same {
+			t.Errorf("%s: SameWarmup %v, want %v", tt.why, got, tt.same)
+		}
+	}
+	for _, c := range stricterWarmups {
+		if c == WarmupClause(SteadyRule) {
+			t.Errorf("stricterWarmups lists today's clause %q", c)
+		}
+	}
+}

@@ -505,7 +505,7 @@ func measuredCosts(dir string, meta record.Meta) (Model, bool) {
 	// today's: the drift bound warms drifting forks much longer.
 	st2, ok, err := record.ReadSteady(dir)
 	c.untilSteady = m.Load.Warmup.Until == experiments.UntilSteady
-	c.steadyWarmup = c.untilSteady && err == nil && ok && verdicts.CurrentWarmup(st2.Rule)
+	c.steadyWarmup = c.untilSteady && err == nil && ok && verdicts.SameWarmup(st2.Rule)
 	between := float64(max(windows-runs, 0)) * c.PauseS
 	c.ForkPauseS = max(0, st[record.StageCoolDowns]-between) / float64(runs)
 	return c, true

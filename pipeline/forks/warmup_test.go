@@ -33,6 +33,10 @@ type rounds struct {
 	// first jitRounds rounds, then 1% (background compilation); 0: the
 	// target has no JIT counter.
 	jitRounds int
+	// idle: the target mostly waits: 10 ms of CPU a 100-ms round; the JIT
+	// compiles 50 ms a round over the first jitRounds, then 3 ms (30% of
+	// its CPU, 3% of the round's wall time), as jep491-pinning's sleeps.
+	idle bool
 }
 
 func (h *rounds) Round(context.Context, trial.Target, load.Plan) (Window, error) {
@@ -43,6 +47,9 @@ func (h *rounds) Round(context.Context, trial.Target, load.Plan) (Window, error)
 		{Name: "main", Requests: 4, OK: 4, Wall: time.Duration(wall * float64(time.Millisecond))}}}}
 	if h.cpu {
 		level := 0.2
+		if h.idle {
+			level = 0.01
+		}
 		if h.n < h.cpuRounds {
 			level = 0.2 * math.Pow(5, 1-float64(h.n)/float64(h.cpuRounds))
 		}
@@ -53,7 +60,14 @@ func (h *rounds) Round(context.Context, trial.Target, load.Plan) (Window, error)
 			if h.n <= h.jitRounds {
 				share = 0.5
 			}
-			w.Samples = []telemetry.Sample{{Dur: 1, JVM: true, JIT: true, JITMs: share * w.CPUSec * 1000}}
+			jit := share * w.CPUSec * 1000
+			if h.idle { // 50 ms of compiling a 100-ms round, then 3 ms
+				jit = 50
+				if h.n > h.jitRounds {
+					jit = 3
+				}
+			}
+			w.Samples = []telemetry.Sample{{Dur: 1, JVM: true, JIT: true, JITMs: jit}}
 		}
 	}
 	return w, nil
@@ -75,13 +89,16 @@ func TestWarmupWaitsForCPU(t *testing.T) {
 		cpuSecond bool // warmup.csv carries each round's CPU
 		cpuRounds int  // the CPU falls over this many rounds
 		jitRounds int  // the JIT compiles for half the CPU over this many rounds (0: no counter)
+		idle      bool // the target mostly waits (rounds.idle)
 	}{
-		{"the wall time alone: stops long before the CPU has settled", "{min: 1ms, max: 20m, until: steady}", true, 0, 8, 25, "stop: steady", true, 40, 0},
-		{"also: target_cpu_s: waits until the CPU has settled too", "{min: 1ms, max: 20m, until: steady, also: [target_cpu_s]}", true, 0, 40, 0, "stop: steady (wall_ms from round ", true, 40, 0},
-		{"a CPU that cannot be read holds nothing back", "{min: 1ms, max: 20m, until: steady, also: [target_cpu_s]}", false, 0, 8, 25, "stop: steady", false, 40, 0},
-		{"max bounds it and names the metric that had not settled", "{min: 1ms, max: 400ms, until: steady, also: [target_cpu_ms_per_req]}", true, 2 * time.Millisecond, 15, 0, "stop: max (target_cpu_ms_per_req not steady)", true, 200, 0},
-		{"the JIT compiling half the CPU for 30 rounds holds a settled wall time back until 4 rounds are quiet", "{min: 1ms, max: 20m, until: steady}", true, 0, 34, 0, "stop: steady (wall_ms from round ", true, 1, 30},
-		{"a JIT that never goes quiet: max says so", "{min: 1ms, max: 400ms, until: steady}", true, 2 * time.Millisecond, 15, 0, "stop: max (JIT still compiling: 50% of the target's CPU in the last round)", true, 1, 100000},
+		{"the wall time alone: stops long before the CPU has settled", "{min: 1ms, max: 20m, until: steady}", true, 0, 8, 25, "stop: steady", true, 40, 0, false},
+		{"also: target_cpu_s: waits until the CPU has settled too", "{min: 1ms, max: 20m, until: steady, also: [target_cpu_s]}", true, 0, 40, 0, "stop: steady (wall_ms from round ", true, 40, 0, false},
+		{"a CPU that cannot be read holds nothing back", "{min: 1ms, max: 20m, until: steady, also: [target_cpu_s]}", false, 0, 8, 25, "stop: steady", false, 40, 0, false},
+		{"max bounds it and names the metric that had not settled", "{min: 1ms, max: 400ms, until: steady, also: [target_cpu_ms_per_req]}", true, 2 * time.Millisecond, 15, 0, "stop: max (target_cpu_ms_per_req not steady)", true, 200, 0, false},
+		{"the JIT compiling half the CPU for 30 rounds holds a settled wall time back until 4 rounds are quiet", "{min: 1ms, max: 20m, until: steady}", true, 0, 34, 0, "stop: steady (wall_ms from round ", true, 1, 30, false},
+		{"a JIT that never goes quiet: max says so", "{min: 1ms, max: 400ms, until: steady}", true, 2 * time.Millisecond, 15, 0, "stop: max (JIT still compiling: 50% of the target's CPU (or of one core, for a target using less) in the last round)", true, 1, 100000, false},
+		{"a target that mostly waits: 3 ms of background compilation is 30% of its 10 ms of CPU but 3% of the round, so the JIT is quiet once the 30 compiling rounds are over",
+			"{min: 1ms, max: 20m, until: steady}", true, 0, 34, 60, "stop: steady (wall_ms from round ", true, 1, 30, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.why, func(t *testing.T) {
@@ -91,7 +108,7 @@ func TestWarmupWaitsForCPU(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := &rounds{cpuRounds: tt.cpuRounds, cpu: tt.cpu, sleep: tt.sleep, rng: rand.New(rand.NewPCG(7, 9)), jitRounds: tt.jitRounds}
+			h := &rounds{cpuRounds: tt.cpuRounds, cpu: tt.cpu, sleep: tt.sleep, rng: rand.New(rand.NewPCG(7, 9)), jitRounds: tt.jitRounds, idle: tt.idle}
 			l := &Loop{M: m, Dir: t.TempDir(), Rep: replicate.New(t.Logf), Jobs: 1, Hooks: h}
 			j := replicate.Schedule(m, m.Seed)[0]
 			plan := load.Plan{Groups: []load.Group{{Name: "main", Model: load.Burst}}}
@@ -116,5 +133,25 @@ func TestWarmupWaitsForCPU(t *testing.T) {
 			}
 			t.Log(fmt.Sprintf("%d rounds, last: %s", len(rows), last.Reason))
 		})
+	}
+}
+
+// TestJITShare: a round's compile time is held to the target's CPU time,
+// or to one core for the round's length when the target used less.
+func TestJITShare(t *testing.T) {
+	for _, tt := range []struct {
+		why               string
+		jit, cpuSec, wall float64
+		want              float64
+	}{
+		{"a busy target (2 cores for 400 ms): its CPU time", 40, 0.8, 400, 0.05},
+		{"a waiting target (8 ms of CPU in a 305-ms sleep): the round's wall time", 15, 0.008, 305, 15.0 / 305},
+		{"exactly one core: either", 20, 0.4, 400, 0.05},
+		{"a timed window's wall is its length", 250, 0.68, 4487, 250.0 / 4487},
+	} {
+		got := jitShare(record.Trial{JITMs: tt.jit, TargetCPUSec: tt.cpuSec, WallMs: tt.wall})
+		if math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%s: %v, want %v", tt.why, got, tt.want)
+		}
 	}
 }
