@@ -61,6 +61,12 @@ func (v *runView) markdown() []byte {
 		b.WriteString("\n")
 	}
 
+	// The host's own speed, when it moved or a claim's metric followed it
+	// (hostspeed.go): a reader of an inconclusive verdict should know.
+	if hs := v.HostSpeed(); hs != nil && (hs.Drifted || len(hs.Followed()) > 0) {
+		fmt.Fprintf(&b, "**Host speed:** %s\n\n", mdText(hs.Sentence()))
+	}
+
 	b.WriteString("## Reproduction\n\n")
 	if len(v.Repro) == 0 {
 		b.WriteString("No verdicts were recorded with this run.\n\n")

@@ -131,6 +131,9 @@ type verdictRow struct {
 	Decision                   *record.Decision
 	Reading                    reading // direction, size, threshold and outcome (reading.go)
 	Then                       thenAdvice
+	// HostSpeed says the claim's metric followed the host's own speed
+	// across its forks (hostspeed.go); "" when it did not or was not probed.
+	HostSpeed string
 }
 
 // manifestNotes is what the manifest says of a verdict beside the seed's
@@ -439,6 +442,7 @@ func (v *runView) verdicts() error {
 			nums = append(nums, "p = "+pval(x.P))
 		}
 		row.Numbers = strings.Join(nums, ", ")
+		row.HostSpeed = v.spinClaimNote(v.checks[x.ID])
 		if sf, ok := v.seeds[x.ID]; ok {
 			row.Seed = "The write-up's figure: " + seedNum(sf.Value) + sf.scaledNote()
 			if sf.From != "" {
