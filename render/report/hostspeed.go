@@ -102,9 +102,23 @@ type spinTrack struct {
 	Fastest, Slowest float64 // the fork medians of the probe, ns
 	Moved            float64 // Slowest/Fastest - 1
 	K                stats.Kendall
-	Tracks           bool // K.P < spinTrackP
-	Faster           bool // the metric rises as the host gets faster (rps), not slower
+	// Elasticity is how the metric moves with the probe: Theil–Sen's
+	// slope of the log of one on the log of the other (1: in proportion;
+	// -1: a rate that falls in proportion); Follow is the move it implies
+	// over the probe's range, (1+Moved)^|Elasticity| - 1.
+	Elasticity, Follow float64
+	// Tracks: the metric followed the probe, significantly (K.P <
+	// spinTrackP) and by enough to matter (Follow >= spinFollow).
+	Tracks bool
+	Faster bool // the metric rises as the host gets faster (rps), not slower
 }
+
+// spinFollow is the least move over the probe's range for a metric to be
+// said to follow it: 5%, the tolerance within which the steady-state
+// classifier calls two levels one. An I/O burst's wall time follows the
+// probe's rank closely (it is slower when the host is) but moves 2% when
+// the probe moves 38%: its interval is not the machine's.
+const spinFollow = 0.05
 
 // trackOf correlates each fork's probe with its metric, both relative to
 // the median of their cell's forks.
@@ -142,9 +156,27 @@ func trackOf(forks []spinFork) spinTrack {
 	}
 	tr.Moved = tr.Slowest/tr.Fastest - 1
 	tr.K = stats.KendallOf(x, y)
-	tr.Tracks = tr.K.P < spinTrackP // false for NaN
+	tr.Elasticity = elasticity(x, y)
+	tr.Follow = math.Pow(1+tr.Moved, math.Abs(tr.Elasticity)) - 1
+	tr.Tracks = tr.K.P < spinTrackP && tr.Follow >= spinFollow // false for NaN
 	tr.Faster = tr.K.Tau < 0
 	return tr
+}
+
+// elasticity is Theil–Sen's slope of log y on log x: the median over
+// pairs with different x of the ratio of their log differences; NaN with
+// no such pair or a value that is not positive.
+func elasticity(x, y []float64) float64 {
+	var slopes []float64
+	for i := range x {
+		for j := i + 1; j < len(x); j++ {
+			if x[i] <= 0 || x[j] <= 0 || y[i] <= 0 || y[j] <= 0 || x[i] == x[j] {
+				continue
+			}
+			slopes = append(slopes, math.Log(y[j]/y[i])/math.Log(x[j]/x[i]))
+		}
+	}
+	return median(slopes)
 }
 
 // spinClaimNote is the line a claim's card shows when its metric followed
@@ -157,13 +189,18 @@ func (v *runView) spinClaimNote(c *stats.Check) string {
 	if !tr.Tracks {
 		return ""
 	}
-	way := "slower host, larger " + metric.Label(c.Metric)
+	name, _, _ := strings.Cut(metric.Label(c.Metric), " (") // "wall time", not "wall time (ms)"
+	way := "slower host, larger " + name
 	if tr.Faster {
-		way = "faster host, larger " + metric.Label(c.Metric)
+		way = "faster host, larger " + name
 	}
-	return fmt.Sprintf("The host's own speed moved during this claim's forks (the speed probe's fork medians %s–%s ns, %s apart) and %s followed it (%s; Kendall τ = %s over %d forks, p = %s). "+
+	p := "p = " + pval(tr.K.P)
+	if strings.HasPrefix(pval(tr.K.P), "<") {
+		p = "p " + pval(tr.K.P)
+	}
+	return fmt.Sprintf("The host's own speed moved during this claim's forks (the speed probe's fork medians %s–%s ns, %s apart) and %s followed it (%s: by about %s over that range; Kendall τ = %s over %d forks, %s). "+
 		"Interleaved forks keep the drift from favouring a variant, but it makes the forks differ for the machine's sake, so the interval is wider than the variants alone would make it: an inconclusive verdict here may be the host's, and a quieter host may decide it.",
-		num(tr.Fastest), num(tr.Slowest), wholePct(tr.Moved), metric.Label(c.Metric), way, fmt.Sprintf("%.2f", tr.K.Tau), tr.K.N, pval(tr.K.P))
+		num(tr.Fastest), num(tr.Slowest), wholePct(tr.Moved), name, way, wholePct(tr.Follow), fmt.Sprintf("%.2f", tr.K.Tau), tr.K.N, p)
 }
 
 // hostSpeedView is the template data of the "hostspeed" block.
@@ -174,6 +211,7 @@ type hostSpeedView struct {
 	Drifted          bool   // Moved reaches SpinDrift
 	Limit            string // SpinDrift as text
 	TrackP           string // spinTrackP as text
+	Follow           string // spinFollow as text
 	Rows             []hostSpeedRow
 }
 
@@ -183,6 +221,7 @@ type hostSpeedRow struct {
 	Forks         int
 	Moved         string
 	Tau, P        string // "–" when not tested
+	Follow        string // the metric's move over the probe's range (spinTrack.Follow), "–" when not tested
 	Tracks        bool
 	Why           string // why not tested
 }
@@ -197,7 +236,7 @@ func (v *runView) HostSpeed() *hostSpeedView {
 	if len(all) == 0 {
 		return nil
 	}
-	out := &hostSpeedView{Forks: len(all), Limit: wholePct(SpinDrift), TrackP: pval(spinTrackP)}
+	out := &hostSpeedView{Forks: len(all), Limit: wholePct(SpinDrift), TrackP: fmt.Sprintf("%g", spinTrackP), Follow: wholePct(spinFollow)}
 	lo, hi := all[0].spin, all[0].spin
 	for _, f := range all {
 		lo, hi = min(lo, f.spin), max(hi, f.spin)
@@ -210,7 +249,7 @@ func (v *runView) HostSpeed() *hostSpeedView {
 			continue
 		}
 		tr := trackOf(v.spinForks(c))
-		row := hostSpeedRow{Claim: x.ID, Metric: metric.Label(c.Metric), Forks: tr.Forks, Tau: "–", P: "–", Tracks: tr.Tracks}
+		row := hostSpeedRow{Claim: x.ID, Metric: metric.Label(c.Metric), Forks: tr.Forks, Tau: "–", P: "–", Follow: "–", Tracks: tr.Tracks}
 		if tr.Forks > 0 {
 			row.Moved = wholePct(tr.Moved)
 		}
@@ -221,6 +260,9 @@ func (v *runView) HostSpeed() *hostSpeedView {
 			row.Why = "the metric or the probe did not vary between forks"
 		default:
 			row.Tau, row.P = fmt.Sprintf("%.2f", tr.K.Tau), pval(tr.K.P)
+			if !math.IsNaN(tr.Follow) {
+				row.Follow = wholePct(tr.Follow)
+			}
 		}
 		out.Rows = append(out.Rows, row)
 	}

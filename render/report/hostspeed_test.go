@@ -10,7 +10,8 @@ import (
 )
 
 // spinRun is a run of four cells, cpu-a and cpu-b whose burst wall time
-// follows the host's speed probe, io-a and io-b whose wall time does not,
+// follows the host's speed probe in proportion, io-a and io-b whose wall
+// time (a 300-ms wait) follows its rank but moves a twentieth as much,
 // forks forks each of three windows; the probe slows by step a fork in
 // the order the forks ran (fork 1 of every cell first, as interleaving
 // does).
@@ -21,7 +22,7 @@ func spinRun(forks int, step float64, probed bool) *record.Run {
 		spin := 1600 * (1 + step*float64(f-1))
 		for i, v := range []string{"cpu-a", "cpu-b", "io-a", "io-b"} {
 			for it := 1; it <= 3; it++ {
-				wall := 300 * jitter[(f*3+it+i)%len(jitter)] // the io cells: noise only
+				wall := 300 * (1 + 0.05*(spin/1600-1)) * (1 + 0.001*(jitter[(f*3+it+i)%len(jitter)]-1)) // the io cells
 				if strings.HasPrefix(v, "cpu") {
 					wall = 0.2 * spin * (1 + 0.005*float64(it))
 				}
@@ -59,10 +60,10 @@ func TestHostSpeed(t *testing.T) {
 		noteOnCPU bool
 		noSection bool
 	}{
-		{"6 forks, the probe slows 5% a fork (25% in all): the CPU cells' wall time follows it, the I/O cells' does not",
+		{"6 forks, the probe slows 5% a fork (25% in all): the CPU cells' wall time follows it; the I/O cells' follows its rank but moves 1%, too little to name",
 			spinRun(6, 0.05, true), true, "25%", true, false, "", true, false},
-		{"6 forks, 1% a fork: the host is steady (5% < 10%) but the CPU cells still follow it, so the card says so",
-			spinRun(6, 0.01, true), false, "5%", true, false, "", true, false},
+		{"6 forks, 1.2% a fork: the host is steady (6% < 10%) but the CPU cells still follow it by 6%, so the card says so",
+			spinRun(6, 0.012, true), false, "6%", true, false, "", true, false},
 		{"4 forks a cell: 8 forks a claim are too few for the test, nothing is named",
 			spinRun(4, 0.05, true), true, "15%", false, false, "fewer than 10 forks with a probe and a value", false, false},
 		{"no window probed (a target on another host, a run before the column): no section, no note",
@@ -81,6 +82,9 @@ func TestHostSpeed(t *testing.T) {
 			if hs.Drifted != tt.drifted || hs.Moved != tt.moved || len(hs.Rows) != 2 {
 				t.Errorf("%s: drifted %v moved %q rows %d, want %v %q 2", tt.why, hs.Drifted, hs.Moved, len(hs.Rows), tt.drifted, tt.moved)
 			} else {
+				if tt.moved == "25%" && (hs.Rows[1].P != "<0.001" || hs.Rows[1].Follow != "1%") {
+					t.Errorf("%s: the I/O claim p %s, moved %s; want <0.001 and 1%%: its rank follows, its size does not", tt.why, hs.Rows[1].P, hs.Rows[1].Follow)
+				}
 				if hs.Rows[0].Tracks != tt.cpu || hs.Rows[1].Tracks != tt.io || hs.Rows[0].Why != tt.cpuWhy {
 					t.Errorf("%s: cpu followed %v (%s, tau %s p %s), io %v; want %v (%q), %v", tt.why, hs.Rows[0].Tracks, hs.Rows[0].Why, hs.Rows[0].Tau, hs.Rows[0].P, hs.Rows[1].Tracks, tt.cpu, tt.cpuWhy, tt.io)
 				}
@@ -90,7 +94,7 @@ func TestHostSpeed(t *testing.T) {
 		if (note != "") != tt.noteOnCPU {
 			t.Errorf("%s: the CPU claim's card note %q, want one: %v", tt.why, note, tt.noteOnCPU)
 		}
-		if tt.noteOnCPU && !strings.Contains(note, "slower host, larger wall time (ms)") {
+		if tt.noteOnCPU && !strings.Contains(note, "slower host, larger wall time: by about") {
 			t.Errorf("%s: the note %q does not say which way the metric followed", tt.why, note)
 		}
 		if io := v.spinClaimNote(v.checks["io-same"]); io != "" {
