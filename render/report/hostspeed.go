@@ -26,8 +26,9 @@ import (
 // section says how far the probe moved and, per claim, whether the
 // claim's metric followed it (Kendall's rank correlation of the fork
 // medians, each cell's forks taken relative to the cell's median so the
-// variants' own difference does not count); the claim's card repeats it
-// where it did. It reads trials.csv alone, so every run with the column
+// variants' own difference does not count) by enough to matter (the move
+// Theil–Sen's slope implies over the probe's range, spinFollow); the
+// claim's card repeats it where it did. It reads trials.csv alone, so every run with the column
 // has it, however old its verdicts.
 
 // SpinDrift is how far apart the slowest and the fastest fork's probe may
@@ -35,7 +36,8 @@ import (
 // host's speed moved: windows of one fork on a quiet host differ by a few
 // % (telemetry.SpinNs), so 10% is the machine, not the probe; it is also
 // the ±10% band of the tie claims, the size a drift must reach to matter
-// to them.
+// to them. Over the 13 published headline runs with the probe the fork
+// means spread 3-8% in seven and 11-41% in six (METHODOLOGY.md).
 const SpinDrift = 0.10
 
 // spinTrackP is the p-value below which a claim's metric is said to have
