@@ -391,7 +391,6 @@ func TestEstimateSteadyAfterFixedRun(t *testing.T) {
 func TestCatalogDeadTime(t *testing.T) {
 	exceptions := map[string]string{
 		"jep491-pinning": "its plan takes the warm-ups of run 20261204T031738Z, which ran every fork to its 1-minute cap under the JIT-quiet test before the one-core floor; a replay under today's test stops them after 37 s on average, at which 100 bursts a fork plan about 33%; remove once a run under today's test has measured it",
-		"cpu-bound":      "each measured burst takes 0.43 s of the clock (its requests 0.19 s) and the 100 ms cool-down after each is 14% of the wall time; run 20261204T034538Z: 43%, planned 35% from a run whose forks mostly never settled (METHODOLOGY.md, \"Dead time\")",
 	}
 	files, err := filepath.Glob("../../experiments/*.yaml")
 	if err != nil || len(files) == 0 {
