@@ -28,8 +28,8 @@ import (
 // medians, each cell's forks taken relative to the cell's median so the
 // variants' own difference does not count) by enough to matter (the move
 // Theil–Sen's slope implies over the probe's range, spinFollow); the
-// claim's card repeats it where it did. It reads trials.csv alone, so every run with the column
-// has it, however old its verdicts.
+// claim's card repeats it where it did. It reads trials.csv alone, so
+// every run with the column has it, however old its verdicts.
 
 // SpinDrift is how far apart the slowest and the fastest fork's probe may
 // be (each the median of the fork's windows) before the section says the
@@ -118,8 +118,9 @@ type spinTrack struct {
 // spinFollow is the least move over the probe's range for a metric to be
 // said to follow it: 5%, the tolerance within which the steady-state
 // classifier calls two levels one. An I/O burst's wall time follows the
-// probe's rank closely (it is slower when the host is) but moves 2% when
-// the probe moves 38%: its interval is not the machine's.
+// probe's rank closely (it is slower when the host is) but moves about 1%
+// when the probe moves 38% (aot-cache 20261205T225134Z): its interval is
+// not the machine's.
 const spinFollow = 0.05
 
 // trackOf correlates each fork's probe with its metric, both relative to
