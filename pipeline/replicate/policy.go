@@ -66,7 +66,15 @@ func (p *Policy) Cell(m *experiments.Manifest, id CellID, rows []record.Trial) *
 		if t.Valid {
 			valid[t.Fork] = true
 		}
-		if t.Retry {
+		// What Spend took: one for each window past the planned
+		// iterations (a re-run of an invalid one). Every row of a
+		// replacement fork carries the retry flag, yet the fork took one.
+		if t.Retry && t.Iteration > m.Iterations {
+			c.Retries++
+		}
+	}
+	for f := range forks {
+		if f > m.Forks.Max { // a replacement fork (NextFork starts past forks.max)
 			c.Retries++
 		}
 	}

@@ -65,33 +65,41 @@ func TestScheduleInterleavedIsSeeded(t *testing.T) {
 
 // TestCellSeedsFromDisk: a resumed run continues a cell's numbering and
 // retry budget from its trials.csv rows, counting only the measured
-// group's rows of that cell.
+// group's rows of that cell, and counting what Spend took: one for a
+// replacement fork, whose every row carries the retry flag, and one for
+// each window re-run past a fork's planned iterations.
 func TestCellSeedsFromDisk(t *testing.T) {
-	m := plan(t, "forks: 3\nretries: 2\n")
+	m := plan(t, "forks: 3\niterations: 2\nretries: 4\n")
 	id := CellID{Variant: "a", Point: "users=1"}
 	main := m.Load.Measure
 	rows := []record.Trial{
-		{Variant: "a", Point: "users=1", Group: main, Trial: 1, Fork: 1, Valid: true},
-		{Variant: "a", Point: "users=1", Group: main, Trial: 2, Fork: 2, Valid: false},
-		{Variant: "a", Point: "users=1", Group: main, Trial: 3, Fork: 4, Valid: true, Retry: true}, // a replacement fork
-		{Variant: "a", Point: "users=1", Group: "other", Trial: 9, Fork: 9, Valid: true},           // another group: not counted
-		{Variant: "b", Point: "users=1", Group: main, Trial: 7, Fork: 7, Valid: true},              // another cell
+		{Variant: "a", Point: "users=1", Group: main, Trial: 1, Fork: 1, Iteration: 1, Valid: true},
+		{Variant: "a", Point: "users=1", Group: main, Trial: 2, Fork: 1, Iteration: 2, Valid: false, Reason: "host noise"},
+		{Variant: "a", Point: "users=1", Group: main, Trial: 3, Fork: 1, Iteration: 3, Valid: true, Retry: true}, // a re-run window: one
+		{Variant: "a", Point: "users=1", Group: main, Trial: 4, Fork: 2, Valid: false, Reason: "target failed to start"},
+		{Variant: "a", Point: "users=1", Group: main, Trial: 5, Fork: 4, Iteration: 1, Valid: true, Retry: true}, // a replacement fork: one,
+		{Variant: "a", Point: "users=1", Group: main, Trial: 6, Fork: 4, Iteration: 2, Valid: true, Retry: true}, // not one a window
+		{Variant: "a", Point: "users=1", Group: "other", Trial: 9, Fork: 9, Valid: true},                         // another group: not counted
+		{Variant: "b", Point: "users=1", Group: main, Trial: 7, Fork: 7, Valid: true},                            // another cell
 	}
 	p := New(nil)
 	c := p.Cell(m, id, rows)
 	// forks 1, 2 and 4 ran (3 runs); 1 and 4 have a valid iteration (2
-	// forks); the last trial is 3 and the next replacement fork is 5.
-	want := Tally{Forks: 2, Runs: 3, Retries: 1, Trial: 3, NextFork: 5}
+	// forks); 2 retries taken; the last trial is 6 and the next replacement
+	// fork is 5.
+	want := Tally{Forks: 2, Runs: 3, Retries: 2, Trial: 6, NextFork: 5}
 	if *c != want {
 		t.Errorf("tally %+v, want %+v", *c, want)
 	}
 	if again := p.Cell(m, id, nil); again != c {
 		t.Error("a second look at the cell made new counters; want the same tally")
 	}
-	if !p.Spend(m, c) || c.Retries != 2 {
-		t.Fatalf("spend with 1 of 2 retries used: want true and 2 used, got %d", c.Retries)
+	for range 2 {
+		if !p.Spend(m, c) {
+			t.Fatalf("spend with %d of 4 retries used: want true", c.Retries-1)
+		}
 	}
-	if p.Spend(m, c) || c.Spent != "retry budget (2) spent" {
+	if p.Spend(m, c) || c.Spent != "retry budget (4) spent" {
 		t.Errorf("spend past the budget: want false and why, got %q", c.Spent)
 	}
 }
