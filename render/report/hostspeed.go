@@ -37,7 +37,7 @@ import (
 // % (telemetry.SpinNs), so 10% is the machine, not the probe; it is also
 // the ±10% band of the tie claims, the size a drift must reach to matter
 // to them. Over the 13 published headline runs with the probe the fork
-// means spread 3-8% in seven and 11-41% in six (METHODOLOGY.md).
+// means spread 3-8% in seven and 12-41% in six (METHODOLOGY.md).
 const SpinDrift = 0.10
 
 // spinTrackP is the p-value below which a claim's metric is said to have
